@@ -1,0 +1,1 @@
+"""The application layer, the HTTP API and the ``tabletop`` command line."""
