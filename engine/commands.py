@@ -31,7 +31,7 @@ def exact_fields(command: Mapping[str, Any], *names: str) -> None:
     missing = sorted(expected - set(command))
     if missing:
         raise RuleViolation(MALFORMED_COMMAND, f"missing field {missing[0]!r}", {"field": missing[0]})
-    extra = sorted(set(command) - expected)
+    extra = sorted(set(command) - expected, key=str)  # key=str: non-JSON callers may mix key types
     if extra:
         raise RuleViolation(MALFORMED_COMMAND, f"unexpected field {extra[0]!r}", {"field": extra[0]})
 
