@@ -1,0 +1,116 @@
+"""The immutable game state and small read-only queries on it.
+
+The state holds the whole truth, hidden colours included; :mod:`views` decides
+what a viewer may see of it. It is a frozen dataclass of ints, tuples and
+frozensets, so ``evolve`` builds a new one with :func:`updated` and ``decide``
+can never mutate it.
+
+Invariants (see :mod:`engine.schlitzohr.invariants`): ``occ`` is the inverse of
+``pos``; ``home[c]`` counts the face-up ears of colour ``c``; between commands an
+ear is face up (``revealed``) exactly when it stands on a target field, and then
+on a target of its own colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from operator import attrgetter
+from typing import Any
+
+from engine.model import Result
+from engine.schlitzohr.board import Board
+from engine.schlitzohr.material import EARS_PER_COLOUR, POINTS_PER_EAR, POINTS_PER_JOKER
+
+# Phases of a turn. START: roll or joker. SIX: a 6 was rolled, choose move, peek or
+# place. MOVING: pips left to spend in steps. INSPECT: choose ears to look at.
+# DONE: transient, the turn's action is over and a TurnEnded/GameEnded follows in
+# the same batch of events. OVER: the game has ended.
+START = "start"
+SIX = "six"
+MOVING = "moving"
+INSPECT = "inspect"
+DONE = "done"
+OVER = "over"
+
+EMPTY = -1
+"""``occ`` value of a field without an ear."""
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Everything about a running or finished game (see the module docstring)."""
+
+    board: Board
+    players: int
+    turn_cap: int
+    joker_six_returns: bool
+    seat_colour: tuple[int, ...]  # colour index per seat
+    colour: tuple[int, ...]  # true colour index per ear id -- hidden during play
+    pos: tuple[int, ...]  # field index per ear id
+    occ: tuple[int, ...]  # ear id per field index, EMPTY if none
+    revealed: frozenset[int]  # ear ids face up (= on target fields)
+    known: tuple[frozenset[int], ...]  # per seat: ear ids it has inspected
+    home: tuple[int, ...]  # per colour: ears on target fields
+    jokers_left: tuple[int, ...]
+    jokers_used: tuple[int, ...]
+    jokers_returned: tuple[int, ...]
+    turn: int  # 1-based number of the current turn (every seat's turn counts)
+    active: int
+    phase: str
+    pips: int  # pips left to move (MOVING, SIX)
+    inspect_count: int  # ears to choose (INSPECT)
+    last_roll: tuple[str, int] | None  # (purpose, value) of the latest die roll
+    result: Result | None
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(State))
+_FIELD_INDEX = {name: i for i, name in enumerate(_FIELD_NAMES)}
+_ALL_FIELDS = attrgetter(*_FIELD_NAMES)
+
+
+def updated(state: State, **changes: Any) -> State:
+    """``dataclasses.replace`` without its per-field introspection.
+
+    ``evolve`` runs this for every event of every playout; the generic
+    ``replace`` was the largest single cost there. Unknown names raise KeyError.
+    """
+    values = list(_ALL_FIELDS(state))
+    for name, value in changes.items():
+        values[_FIELD_INDEX[name]] = value
+    return State(*values)
+
+
+def face_down_ears(state: State) -> list[int]:
+    """Ear ids still face down, ascending. Face down means on a grey field."""
+    revealed = state.revealed
+    return [ear for ear in range(len(state.pos)) if ear not in revealed]
+
+
+def free_targets(state: State, colour: int) -> list[int]:
+    """Free target fields of ``colour``, in the layout's edge order."""
+    occ = state.occ
+    return [f for f in state.board.targets_of[colour] if occ[f] == EMPTY]
+
+
+def seat_score(state: State, seat: int) -> int:
+    """5 per ear of the seat's colour on a target field, 2 per unused joker."""
+    return (
+        POINTS_PER_EAR * state.home[state.seat_colour[seat]]
+        + POINTS_PER_JOKER * state.jokers_left[seat]
+    )
+
+
+def scores(state: State) -> tuple[int, ...]:
+    """Every seat's score so far."""
+    return tuple(seat_score(state, seat) for seat in range(state.players))
+
+
+def winners(totals: tuple[int, ...]) -> tuple[int, ...]:
+    """The seats with the highest total; equal totals share the win."""
+    best = max(totals)
+    return tuple(seat for seat, total in enumerate(totals) if total == best)
+
+
+def owned_colour_home(state: State) -> bool:
+    """Whether all ears of some seat's colour stand on targets (neutral colours never count)."""
+    return any(state.home[colour] == EARS_PER_COLOUR for colour in state.seat_colour)
