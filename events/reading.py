@@ -1,0 +1,44 @@
+"""Decoding stored stream entries into envelopes, upcast and redacted.
+
+This is the hot path of every replay, so it trusts the stored shape (the write
+path validated it) and does per event only: one ``json.loads``, a set lookup to
+see whether the type has upcasters, one envelope construction, and -- for viewers
+who may not see everything -- one redaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from events.envelope import Envelope
+from events.redaction import Viewer, redact, sees_everything
+from events.upcasting import Upcasters
+
+Entry = tuple[Any, dict[Any, Any]]
+"""A stream entry as redis-py returns it: ``(entry id, {field: value})``."""
+
+
+def entry_version(entry_id: bytes | str) -> int:
+    """The version of a stream entry id ``<version>-0``."""
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return int(text.partition("-")[0])
+
+
+def decode(entries: Iterable[Entry], field: Any, upcasters: Upcasters) -> list[Envelope]:
+    """Envelopes of ``entries`` at the current schema versions (not yet redacted)."""
+    loads, upcast, from_stored = json.loads, upcasters.upcast, Envelope.from_stored
+    return [from_stored(upcast(loads(fields[field]))) for _, fields in entries]
+
+
+def redact_all(envelopes: Sequence[Envelope], viewer: Viewer, finished: bool) -> list[Envelope]:
+    """``envelopes`` as ``viewer`` may see them; the same list when nothing is hidden."""
+    if sees_everything(viewer, finished):
+        return list(envelopes)
+    return [redact(e, viewer, finished) for e in envelopes]
+
+
+def stored_dicts(entries: Iterable[Entry], field: Any) -> list[tuple[int, dict[str, Any]]]:
+    """``(version from the entry id, stored dict)`` pairs, not upcast: for the chain verifier."""
+    return [(entry_version(entry_id), json.loads(fields[field])) for entry_id, fields in entries]

@@ -1,0 +1,87 @@
+"""Redaction: an event as one viewer may see it. Every read path goes through here.
+
+Viewers: a seat (``int``), :data:`SPECTATOR`, :data:`AUDITOR` or :data:`ADMIN`.
+
+Exact semantics:
+
+- **Finished game** (a ``GameEnded`` event is stored): every viewer sees every
+  event in full -- after the end the whole history is public.
+- **Running game**, per event:
+
+  ============  ===========================================  =========================
+  viewer        ``private`` (the hidden facts)               ``command``
+  ============  ===========================================  =========================
+  seat ``s``    kept iff ``s`` is in ``visible_to``          kept iff ``s`` sent it
+  spectator     removed                                      removed
+  auditor       removed (an auditor is a spectator until     removed
+                the end: audits need the revealed seed)
+  admin         kept (operators, and the server itself       kept
+                loading state for the engine)
+  ============  ===========================================  =========================
+
+  The ``command`` is withheld from everyone but its sender while the game runs
+  (house rule, conservative): its public consequences are already in the events'
+  ``data``, and this way no game needs to prove that its commands reveal nothing.
+
+A redacted event keeps its version, type, actor, ``visible_to`` (who saw
+something is public), ``prev_hash`` and ``hash``, so a viewer's sequence stays
+gap-free. Removed parts become ``None`` and ``redacted`` is set; the hash no longer
+verifies on the redacted form -- check it against the full export after the end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from events.envelope import Envelope
+
+
+@dataclass(frozen=True, slots=True)
+class Spectator:
+    """Someone watching without a seat."""
+
+
+@dataclass(frozen=True, slots=True)
+class Auditor:
+    """Someone checking a history; ``admin`` ones see everything at any time."""
+
+    admin: bool = False
+
+
+Viewer = int | Spectator | Auditor
+
+SPECTATOR = Spectator()
+AUDITOR = Auditor()
+ADMIN = Auditor(admin=True)
+
+
+def sees_everything(viewer: Viewer, game_finished: bool) -> bool:
+    """Whether ``viewer`` sees every event in full, without looking at the events."""
+    return game_finished or (isinstance(viewer, Auditor) and viewer.admin)
+
+
+def redact(envelope: Envelope, viewer: Viewer, game_finished: bool) -> Envelope:
+    """``envelope`` as ``viewer`` may see it (the same object when nothing is hidden).
+
+    Raises TypeError for a viewer that is none of the kinds above (a bool is not a seat).
+    """
+    if sees_everything(viewer, game_finished):
+        return envelope
+    seat = _seat_of(viewer)
+    private = envelope.private
+    if private is not None and (seat is None or seat not in envelope.visible_to):
+        private = None
+    command = envelope.command
+    if command is not None and (seat is None or envelope.actor.get("seat") != seat):
+        command = None
+    if private is envelope.private and command is envelope.command:
+        return envelope
+    return replace(envelope, private=private, command=command, redacted=True)
+
+
+def _seat_of(viewer: Viewer) -> int | None:
+    if type(viewer) is int:
+        return viewer
+    if isinstance(viewer, (Spectator, Auditor)):
+        return None
+    raise TypeError(f"not a viewer: {viewer!r}")

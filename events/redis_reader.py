@@ -1,0 +1,178 @@
+"""Reading event histories from Redis Streams: ranges, whole histories, tails.
+
+:class:`RedisEventReader` is the read side of the store (projectors and audits
+need nothing more); :class:`~events.redis_store.RedisEventStore` extends it with
+appends. Every read path redacts for its viewer (``events.redaction``) and
+upcasts to the current schema versions (``events.upcasting``); none of them ever
+returns a secret seed or a snapshot.
+
+Works with ``redis.Redis`` and ``redis.cluster.RedisCluster`` clients, RESP2 or
+RESP3, with or without ``decode_responses``. Multi-command reads use a
+non-transactional pipeline over keys of one game, i.e. one slot of a cluster.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from events import defaults
+from events.canonical import ZERO_HASH
+from events.chain import verify
+from events.envelope import Envelope
+from events.errors import GameNotFound
+from events.keys import GameKeys, check_prefix
+from events.port import Head, Snapshot
+from events.reading import decode, redact_all, stored_dicts
+from events.redaction import Viewer, sees_everything
+from events.upcasting import Upcasters, default_upcasters
+
+
+class RedisEventReader:
+    """The read half of :class:`events.port.EventStore`. Thread-safe."""
+
+    def __init__(
+        self, client: Any, *, prefix: str | None = None, upcasters: Upcasters | None = None
+    ) -> None:
+        self._redis = client
+        self._prefix = check_prefix(defaults.key_prefix_from_env() if prefix is None else prefix)
+        self._upcasters = upcasters or default_upcasters()
+        self._text = bool(client.get_encoder().decode_responses)
+        self._field: Any = "e" if self._text else b"e"
+        self._keys: dict[str, GameKeys] = {}  # built once per game: ids are validated then
+        # game id -> (version, hash) of the latest head this instance saw (in an append
+        # or at the end of a read): saves the HMGET an append would otherwise need to
+        # learn the hash it must continue. A stale entry only costs that HMGET.
+        self._heads: dict[str, tuple[int, str]] = {}
+
+    @property
+    def prefix(self) -> str:
+        return self._prefix
+
+    def keys(self, game_id: str) -> GameKeys:
+        """The Redis keys of ``game_id`` (ValueError for an invalid id)."""
+        keys = self._keys.get(game_id) if type(game_id) is str else None
+        if keys is None:
+            if len(self._keys) >= defaults.HEAD_CACHE_SIZE:
+                self._keys.clear()
+            keys = self._keys[game_id] = GameKeys.of(self._prefix, game_id)
+        return keys
+
+    def head(self, game_id: str) -> Head:
+        """See :meth:`events.port.EventStore.head`."""
+        return self._fetch_head(self.keys(game_id))
+
+    def _remember(self, game_id: str, version: int, hash_: str) -> None:
+        if len(self._heads) >= defaults.HEAD_CACHE_SIZE:
+            self._heads.clear()  # crude but lock-free; a miss costs one HMGET
+        self._heads[game_id] = (version, hash_)
+
+    def _fetch_head(self, keys: GameKeys) -> Head:
+        version, hash_, ended = self._redis.hmget(keys.head, "v", "h", "e")
+        if version is None:
+            return Head(0, ZERO_HASH)
+        return Head(int(version), _str(hash_), int(ended) if ended is not None else None)
+
+    def read_all(self, game_id: str, viewer: Viewer) -> list[Envelope]:
+        """See :meth:`events.port.EventStore.read_all`."""
+        return self.read_range(game_id, viewer, 1)
+
+    def read_range(
+        self, game_id: str, viewer: Viewer, first: int, last: int | None = None
+    ) -> list[Envelope]:
+        """See :meth:`events.port.EventStore.read_range`. Reads in chunks of
+        ``defaults.READ_CHUNK``; the finished flag is read in the same round trip as
+        the first chunk, so a game ending meanwhile is only ever redacted too much."""
+        keys = self.keys(game_id)
+        _check_version("first", first)
+        if last is not None:
+            _check_version("last", last)
+        finished = sees_everything(viewer, False)
+        out: list[Envelope] = []
+        start, stop = f"{first}-0", "+" if last is None else f"{last}-0"
+        while True:
+            if finished:  # the viewer sees everything anyway: skip the head lookup
+                entries = self._redis.xrange(keys.events, start, stop, count=defaults.READ_CHUNK)
+            else:
+                entries, finished = self._xrange_and_finished(keys, start, stop)
+            out.extend(decode(entries, self._field, self._upcasters))
+            if len(entries) < defaults.READ_CHUNK:
+                break
+            start = f"{out[-1].version + 1}-0"
+        if out and last is None:
+            self._remember(game_id, out[-1].version, out[-1].hash)
+        return redact_all(out, viewer, finished)
+
+    def _xrange_and_finished(self, keys: GameKeys, start: str, stop: str) -> tuple[list[Any], bool]:
+        pipe = self._redis.pipeline(transaction=False)
+        pipe.xrange(keys.events, start, stop, count=defaults.READ_CHUNK)
+        pipe.hexists(keys.head, "e")
+        entries, finished = pipe.execute()
+        return entries, bool(finished)
+
+    def tail(
+        self,
+        game_id: str,
+        after_version: int,
+        viewer: Viewer,
+        *,
+        block_ms: int | None = None,
+        count: int | None = None,
+    ) -> list[Envelope]:
+        """See :meth:`events.port.EventStore.tail` (XREAD BLOCK; ``block_ms=None`` waits
+        ``defaults.TAIL_BLOCK_MS``, 0 returns at once). A streaming client loops:
+        ``after = batch[-1].version`` after each non-empty batch."""
+        keys = self.keys(game_id)
+        _check_version("after_version", after_version)
+        block = defaults.TAIL_BLOCK_MS if block_ms is None else block_ms
+        pipe = self._redis.pipeline(transaction=False)
+        # The head is read after XREAD returns, so "finished" is never older than the events.
+        pipe.xread(
+            {keys.events: f"{after_version}-0"},
+            count=count or defaults.READ_CHUNK,
+            block=block or None,
+        )
+        pipe.hexists(keys.head, "e")
+        streams, finished = pipe.execute()
+        if not streams:
+            return []
+        # RESP2 answers [[key, entries]], RESP3 {key: [entries]}.
+        entries = streams[0][1] if isinstance(streams, list) else next(iter(streams.values()))[0]
+        return redact_all(decode(entries, self._field, self._upcasters), viewer, bool(finished))
+
+    def verify(self, game_id: str) -> int:
+        """See :meth:`events.port.EventStore.verify`: checks every stored event (as
+        stored, before upcasting) up to the head, and the head itself. Returns the
+        verified version.
+
+        The head is read first and bounds the range, so appends racing with the
+        check are simply not part of it (entries past the head are the ``APPEND``
+        script's to notice: it refuses to write when head and stream disagree).
+        """
+        keys = self.keys(game_id)
+        head = self._fetch_head(keys)
+        entries = self._redis.xrange(keys.events, "-", f"{head.version}-0") if head.version else []
+        verify(game_id, stored_dicts(entries, self._field), (head.version, head.hash))
+        return head.version
+
+    def secret_seed(self, game_id: str) -> str:
+        """See :meth:`events.port.EventStore.secret_seed`."""
+        seed = self._redis.get(self.keys(game_id).seed)
+        if seed is None:
+            raise GameNotFound(game_id)
+        return _str(seed)
+
+    def load_snapshot(self, game_id: str) -> Snapshot | None:
+        """See :meth:`events.port.EventStore.load_snapshot`."""
+        version, rules, payload = self._redis.hmget(self.keys(game_id).snapshot, "v", "r", "s")
+        if version is None or rules is None or payload is None:
+            return None
+        return Snapshot(int(version), _str(rules), _str(payload))
+
+
+def _check_version(name: str, value: int) -> None:
+    if type(value) is not int or value < 0:
+        raise ValueError(f"{name} must be a non-negative int, got {value!r}")
+
+
+def _str(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

@@ -1,0 +1,206 @@
+"""The event store on Redis Streams: one stream per game, appends by Lua script.
+
+Concurrency: every append runs the ``APPEND`` script, which Redis executes
+atomically, so two writers racing on one version cannot both succeed -- the
+second sees the bumped head and gets :class:`VersionConflict` with the current
+version. Nothing is locked while a client decides; the optimistic check at the
+end is the only synchronisation, which keeps slow clients from blocking others.
+A retried call whose first attempt did get through (a lost reply) is harmless:
+it conflicts, or -- with an idempotency key -- gets the first result back.
+
+Durability is Redis's: with ``appendonly yes`` and ``appendfsync always`` an
+acknowledged append survives a crash (``everysec`` may lose the last second).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.model import JSON, Event
+from events import defaults
+from events.batch import PreparedBatch, fingerprint, parse_record, prepare
+from events.canonical import ZERO_HASH
+from events.clock import Clock, utc_now
+from events.errors import (
+    ChainBroken,
+    GameNotFinished,
+    IdempotencyKeyReused,
+    InvalidEvent,
+    StoreError,
+    VersionConflict,
+)
+from events.keys import GameKeys
+from events.port import AppendResult, GameRef, Snapshot
+from events.records import GAME_ENDED, SEED_REVEALED, check_creation
+from events.redis_reader import RedisEventReader
+from events.schemas import SchemaRegistry, default_registry
+from events.scripts import APPEND, SAVE_SNAPSHOT, Script
+from events.upcasting import Upcasters
+
+
+class RedisEventStore(RedisEventReader):
+    """:class:`events.port.EventStore` on Redis. Thread-safe; share one per process."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str | None = None,
+        clock: Clock = utc_now,
+        registry: SchemaRegistry | None = None,
+        upcasters: Upcasters | None = None,
+    ) -> None:
+        super().__init__(client, prefix=prefix, upcasters=upcasters)
+        self._clock = clock
+        self._registry = registry or default_registry()
+        self._append = Script(client, APPEND)
+        self._save_snapshot = Script(client, SAVE_SNAPSHOT)
+
+    def create(
+        self,
+        game: GameRef,
+        events: Sequence[Event],
+        seed: str,
+        *,
+        actor: JSON,
+        command: JSON | None = None,
+        idempotency_key: str | None = None,
+        response: str | None = None,
+    ) -> AppendResult:
+        """See :meth:`events.port.EventStore.create`; the seed is stored atomically with
+        the events. ValueError if ``events`` do not start with a ``GameCreated`` that
+        commits to ``seed``."""
+        check_creation(events, seed)
+        return self._write(game, events, 0, idempotency_key, actor, command, response, seed)
+
+    def append(
+        self,
+        game: GameRef,
+        events: Sequence[Event],
+        expected_version: int,
+        idempotency_key: str | None = None,
+        *,
+        actor: JSON,
+        command: JSON | None = None,
+        response: str | None = None,
+    ) -> AppendResult:
+        """See :meth:`events.port.EventStore.append`. Also raises GameNotFinished (or
+        InvalidEvent for a wrong seed) for a ``SeedRevealed`` before ``GameEnded``."""
+        if type(expected_version) is not int or expected_version < 0:
+            raise ValueError(
+                f"expected_version must be a non-negative int, got {expected_version!r}"
+            )
+        if any(e.type == SEED_REVEALED for e in events):
+            self._check_reveal(game.id, events)
+        return self._write(
+            game, events, expected_version, idempotency_key, actor, command, response
+        )
+
+    def save_snapshot(self, game_id: str, snapshot: Snapshot) -> bool:
+        """See :meth:`events.port.EventStore.save_snapshot`."""
+        args = [snapshot.version, snapshot.rules_version, snapshot.payload]
+        return bool(self._save_snapshot([self.keys(game_id).snapshot], args))
+
+    def _write(
+        self,
+        game: GameRef,
+        events: Sequence[Event],
+        expected: int,
+        idem_key: str | None,
+        actor: JSON,
+        command: JSON | None,
+        response: str | None,
+        seed: str | None = None,
+    ) -> AppendResult:
+        keys = self.keys(game.id)
+        _check_idempotency_key(idem_key)
+        prev_hash = self._head_hash_for(game.id, keys, expected)
+        batch = prepare(
+            game,
+            events,
+            expected,
+            prev_hash,
+            time=self._clock(),
+            actor=actor,
+            command=command,
+            response=response,
+            registry=self._registry,
+            keyed=idem_key is not None,
+        )
+        reply = self._append(*_script_call(keys, expected, prev_hash, batch, idem_key, seed))
+        status = reply[0] if self._text else reply[0].decode()
+        if status == "ok":
+            self._remember(game.id, reply[1], batch.last_hash)
+            return AppendResult(game.id, expected + 1, reply[1], batch.last_hash)
+        if status == "dup":
+            result, stored_fingerprint = parse_record(game.id, reply[1])
+            if stored_fingerprint != fingerprint(actor, command):
+                raise IdempotencyKeyReused(game.id, idem_key or "")
+            return result
+        return self._refused(game.id, expected, status, reply[1], reply[2])
+
+    def _refused(
+        self, game_id: str, expected: int, status: str, version: int, other: Any
+    ) -> AppendResult:
+        """Raise the error for a script answer other than ok/dup (nothing was written)."""
+        if status == "conflict":
+            self._remember(game_id, version, other if self._text else other.decode())
+            raise VersionConflict(game_id, expected, version)
+        self._heads.pop(game_id, None)
+        if status == "chain":
+            raise ChainBroken(
+                game_id, expected + 1, "the batch does not continue the stored head hash"
+            )
+        raise StoreError(
+            f"game {game_id!r}: head at version {version} but the stream holds {other}"
+        )
+
+    def _head_hash_for(self, game_id: str, keys: GameKeys, expected: int) -> str:
+        """The hash the batch must continue: from the cache, else from Redis. If the
+        game is not at ``expected`` any hash will do -- the script then answers from
+        the idempotency record or with a conflict, and writes nothing."""
+        if expected == 0:
+            return ZERO_HASH
+        cached = self._heads.get(game_id)
+        if cached is not None and cached[0] == expected:
+            return cached[1]
+        head = self._fetch_head(keys)
+        self._remember(game_id, head.version, head.hash)
+        return head.hash
+
+    def _check_reveal(self, game_id: str, events: Sequence[Event]) -> None:
+        """The seed may only be revealed once the game has ended, and must be its seed."""
+        ended = any(e.type == GAME_ENDED for e in events) or self.head(game_id).finished
+        if not ended:
+            raise GameNotFinished(game_id)
+        seed = self.secret_seed(game_id)
+        for i, event in enumerate(events):
+            if event.type == SEED_REVEALED and event.data.get("seed") != seed:
+                raise InvalidEvent(SEED_REVEALED, i, "this is not the game's seed")
+
+
+def _script_call(
+    keys: GameKeys,
+    expected: int,
+    prev_hash: str,
+    batch: PreparedBatch,
+    idem_key: str | None,
+    seed: str | None,
+) -> tuple[list[str], list[Any]]:
+    """KEYS and ARGV of ``scripts.APPEND`` (see its header)."""
+    script_keys = [keys.head, keys.events, keys.idempotency]
+    if seed is not None:
+        script_keys.append(keys.seed)
+    args: list[Any] = [expected, prev_hash, batch.last_hash, idem_key or "", batch.record]
+    args += [batch.ended_at, seed or "", *(s.text for s in batch.sealed)]
+    return script_keys, args
+
+
+def _check_idempotency_key(key: str | None) -> None:
+    if key is not None and (
+        not isinstance(key, str) or not 0 < len(key) <= defaults.MAX_IDEMPOTENCY_KEY
+    ):
+        raise ValueError(
+            f"an idempotency key is a string of 1..{defaults.MAX_IDEMPOTENCY_KEY} characters"
+        )

