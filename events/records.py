@@ -21,12 +21,14 @@ from typing import Any
 from engine.game import Game
 from engine.model import Event
 from engine.rng import SeededRandom
+from engine.table import TABLE_TYPES
 
 GAME_CREATED = "GameCreated"
 SEED_REVEALED = "SeedRevealed"
 GAME_ENDED = "GameEnded"
-RECORD_TYPES = frozenset({GAME_CREATED, SEED_REVEALED})
-"""Event types the store writes itself; the engine never sees them (replay skips them)."""
+RECORD_TYPES = TABLE_TYPES
+"""Event types of the table around a game (``engine.table``): creation, seats,
+start, seed reveal. The engine never sees them (replay skips them)."""
 
 SEED_BYTES = 32
 

@@ -5,12 +5,15 @@
   ``events.upcasting`` for the v1 -> v2 step.
 - ``SeedRevealed`` (v1): the secret seed, appended after ``GameEnded``.
 - ``GameEnded`` (v1, produced by the engines): the final result.
+- ``SeatTaken`` / ``SeatLeft`` / ``PlayStarted`` (v1, the table of
+  ``engine.table``): the lobby, before play begins.
 """
 
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from engine.table import MAX_NAME_LENGTH
 from events.schemas.fields import HEX64, MAX_SEAT, seat_field
 from events.schemas.registry import EventType
 
@@ -43,6 +46,24 @@ class GameEndedData(Schema):
     turns = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
 
 
+class SeatTakenData(Schema):
+    """``{"seat", "name", "bot"}``: ``bot`` is the bot level, or null for a person."""
+
+    seat = seat_field()
+    name = fields.String(required=True, validate=validate.Length(1, MAX_NAME_LENGTH))
+    bot = fields.String(required=True, allow_none=True, validate=validate.Length(1, 32))
+
+
+class SeatLeftData(Schema):
+    """``{"seat"}``: the seat is free again (only before the game starts)."""
+
+    seat = seat_field()
+
+
+class PlayStartedData(Schema):
+    """``{}``: every seat is taken; commands are accepted from now on."""
+
+
 SHARED_TYPES: tuple[EventType, ...] = (
     EventType(
         "GameCreated",
@@ -56,4 +77,7 @@ SHARED_TYPES: tuple[EventType, ...] = (
         description="The secret seed, revealed after the game ended.",
     ),
     EventType("GameEnded", GameEndedData(), description="The game is over: scores and winners."),
+    EventType("SeatTaken", SeatTakenData(), description="A person or a bot took a seat."),
+    EventType("SeatLeft", SeatLeftData(), description="A person left their seat before the start."),
+    EventType("PlayStarted", PlayStartedData(), description="Every seat is taken; play begins."),
 )

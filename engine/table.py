@@ -1,0 +1,144 @@
+"""The table around a game: who sits where, and whether play has begun. Pure.
+
+A game's history starts with ``GameCreated`` and the engine's setup events, then
+the lobby: ``SeatTaken`` / ``SeatLeft`` until every seat is taken, then
+``PlayStarted``; after that only the engine's events, and ``SeedRevealed`` after
+``GameEnded``. :func:`evolve_table` folds that whole history into a
+:class:`Table` -- the lobby part here, everything else through ``game.evolve``.
+
+Seats taken by bots are taken in the creation batch, so a game of bots only
+starts at once. The rules for the lobby (checked by :func:`check_join` and
+:func:`check_leave`) raise RuleViolation with stable codes, like the engines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine.errors import RuleViolation
+from engine.game import Game
+from engine.model import Event
+
+GAME_CREATED = "GameCreated"
+SEAT_TAKEN = "SeatTaken"
+SEAT_LEFT = "SeatLeft"
+GAME_STARTED = "PlayStarted"
+GAME_ENDED = "GameEnded"
+SEED_REVEALED = "SeedRevealed"
+TABLE_TYPES = frozenset({GAME_CREATED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, SEED_REVEALED})
+"""Event types of the table; the engine never sees them."""
+
+OPEN, RUNNING, FINISHED = "open", "running", "finished"
+
+# Lobby rule-violation codes (stable, part of the API).
+SEAT_TAKEN_CODE = "seat_taken"
+NO_FREE_SEAT = "no_free_seat"
+GAME_ALREADY_STARTED = "game_already_started"
+GAME_NOT_STARTED = "game_not_started"
+BAD_PLAYER_NAME = "bad_player_name"
+NAME_TAKEN = "name_taken"
+MAX_NAME_LENGTH = 40
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One seat: free (``name`` None), a person, or a bot of some level."""
+
+    name: str | None = None
+    bot: str | None = None
+
+    @property
+    def free(self) -> bool:
+        return self.name is None
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A game's table: its type, options, seats, status, engine state and version."""
+
+    game: str
+    options: Mapping[str, Any]
+    seats: tuple[Seat, ...]
+    status: str
+    state: Any
+    version: int
+    created: str
+    commitment: str
+    seed: str | None = None
+
+    def seat_of(self, name: str) -> int | None:
+        """The seat a person called ``name`` holds, if any."""
+        return next((i for i, s in enumerate(self.seats) if s.name == name and s.bot is None), None)
+
+    def free_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.free]
+
+    def bot_seats(self) -> dict[int, str]:
+        return {i: s.bot for i, s in enumerate(self.seats) if s.bot is not None}
+
+
+def seat_taken(seat: int, name: str, bot: str | None = None) -> Event:
+    return Event(SEAT_TAKEN, {"seat": seat, "name": name, "bot": bot})
+
+
+def seat_left(seat: int) -> Event:
+    return Event(SEAT_LEFT, {"seat": seat})
+
+
+def game_started() -> Event:
+    return Event(GAME_STARTED, {})
+
+
+def check_join(table: Table, name: Any, seat: int | None) -> int:
+    """The seat ``name`` may take (``seat`` None = the lowest free one), or RuleViolation."""
+    if table.status != OPEN:
+        raise RuleViolation(GAME_ALREADY_STARTED, "every seat of this game is already taken")
+    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH or name != name.strip():
+        raise RuleViolation(
+            BAD_PLAYER_NAME, f"a player name is 1 to {MAX_NAME_LENGTH} characters without outer spaces"
+        )
+    if table.seat_of(name) is not None:
+        raise RuleViolation(NAME_TAKEN, f"{name!r} already sits at this table")
+    free = table.free_seats()
+    if seat is None:
+        if not free:
+            raise RuleViolation(NO_FREE_SEAT, "no seat is free")
+        return free[0]
+    if not 0 <= seat < len(table.seats):
+        raise RuleViolation("invalid_seat", f"no seat {seat} in this game", {"seats": len(table.seats)})
+    if seat not in free:
+        raise RuleViolation(SEAT_TAKEN_CODE, f"seat {seat} is taken", {"free": free})
+    return seat
+
+
+def check_leave(table: Table, seat: int) -> None:
+    """RuleViolation unless ``seat`` may leave now (only before the game starts)."""
+    if table.status != OPEN:
+        raise RuleViolation(GAME_ALREADY_STARTED, "a seat can only be left before the game starts")
+
+
+def evolve_table(game: Game[Any], table: Table | None, event: Event, version: int, time: str) -> Table:
+    """The table after ``event`` (stored at ``version`` at ``time``)."""
+    if event.type == GAME_CREATED:
+        d = event.data
+        seats = tuple(Seat() for _ in range(d["seats"]))
+        return Table(d["game"], dict(d["options"]), seats, OPEN, None, version, time, d["commitment"])
+    if table is None:
+        raise ValueError("a history must start with GameCreated")
+    if event.type == SEAT_TAKEN:
+        seats = list(table.seats)
+        seats[event.data["seat"]] = Seat(event.data["name"], event.data.get("bot"))
+        return replace(table, seats=tuple(seats), version=version)
+    if event.type == SEAT_LEFT:
+        seats = list(table.seats)
+        seats[event.data["seat"]] = Seat()
+        return replace(table, seats=tuple(seats), version=version)
+    if event.type == GAME_STARTED:
+        return replace(table, status=RUNNING, version=version)
+    if event.type == SEED_REVEALED:
+        return replace(table, seed=event.data["seed"], version=version)
+    state = game.evolve(table.state, event)
+    status = FINISHED if event.type == GAME_ENDED else table.status
+    return replace(table, state=state, status=status, version=version)
