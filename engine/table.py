@@ -44,10 +44,19 @@ MAX_NAME_LENGTH = 40
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """One seat: free (``name`` None), a person, or a bot of some level."""
+    """One seat: free (``name`` None), a person, or a bot of some level.
+
+    ``token_hash`` is SHA-256 of the seat token handed to the person who took the
+    seat (None for bots). It travels in the private part of ``SeatTaken``, seen by
+    nobody while the game runs, so the check of a token needs no lookup of its own
+    and the table stays a pure fold of its events. After the end it is public like
+    everything else -- harmless: a hash of a 256-bit secret reveals nothing, and a
+    token of a finished game can do nothing.
+    """
 
     name: str | None = None
     bot: str | None = None
+    token_hash: str | None = None
 
     @property
     def free(self) -> bool:
@@ -79,8 +88,11 @@ class Table:
         return {i: s.bot for i, s in enumerate(self.seats) if s.bot is not None}
 
 
-def seat_taken(seat: int, name: str, bot: str | None = None) -> Event:
-    return Event(SEAT_TAKEN, {"seat": seat, "name": name, "bot": bot})
+def seat_taken(seat: int, name: str, bot: str | None = None, token_hash: str | None = None) -> Event:
+    """A seat taken by a bot (``bot`` = level) or a person (``token_hash`` of their token)."""
+    if token_hash is None:
+        return Event(SEAT_TAKEN, {"seat": seat, "name": name, "bot": bot})
+    return Event(SEAT_TAKEN, {"seat": seat, "name": name, "bot": bot}, {"token_hash": token_hash}, ())
 
 
 def seat_left(seat: int) -> Event:
@@ -129,7 +141,8 @@ def evolve_table(game: Game[Any], table: Table | None, event: Event, version: in
         raise ValueError("a history must start with GameCreated")
     if event.type == SEAT_TAKEN:
         seats = list(table.seats)
-        seats[event.data["seat"]] = Seat(event.data["name"], event.data.get("bot"))
+        token_hash = (event.private or {}).get("token_hash")
+        seats[event.data["seat"]] = Seat(event.data["name"], event.data.get("bot"), token_hash)
         return replace(table, seats=tuple(seats), version=version)
     if event.type == SEAT_LEFT:
         seats = list(table.seats)

@@ -97,6 +97,22 @@ class RedisEventStore(RedisEventReader):
             game, events, expected_version, idempotency_key, actor, command, response
         )
 
+    def recall(
+        self, game_id: str, idempotency_key: str, actor: JSON, command: JSON | None
+    ) -> AppendResult | None:
+        """The result stored under ``idempotency_key`` (``duplicate=True``), or None if the
+        key is unknown. Lets a caller answer a retry before deciding anew on a state
+        that has moved on. Raises IdempotencyKeyReused if the key was used by another
+        actor or command."""
+        _check_idempotency_key(idempotency_key)
+        record = self._redis.hget(self.keys(game_id).idempotency, idempotency_key)
+        if record is None:
+            return None
+        result, stored_fingerprint = parse_record(game_id, record)
+        if stored_fingerprint != fingerprint(actor, command):
+            raise IdempotencyKeyReused(game_id, idempotency_key)
+        return result
+
     def save_snapshot(self, game_id: str, snapshot: Snapshot) -> bool:
         """See :meth:`events.port.EventStore.save_snapshot`."""
         args = [snapshot.version, snapshot.rules_version, snapshot.payload]

@@ -54,6 +54,12 @@ class SeatTakenData(Schema):
     bot = fields.String(required=True, allow_none=True, validate=validate.Length(1, 32))
 
 
+class SeatTakenPrivate(Schema):
+    """``{"token_hash"}``: SHA-256 of the person's seat token (seen by nobody in play)."""
+
+    token_hash = fields.String(required=True, validate=HEX64)
+
+
 class SeatLeftData(Schema):
     """``{"seat"}``: the seat is free again (only before the game starts)."""
 
@@ -77,7 +83,9 @@ SHARED_TYPES: tuple[EventType, ...] = (
         description="The secret seed, revealed after the game ended.",
     ),
     EventType("GameEnded", GameEndedData(), description="The game is over: scores and winners."),
-    EventType("SeatTaken", SeatTakenData(), description="A person or a bot took a seat."),
+    EventType(
+        "SeatTaken", SeatTakenData(), SeatTakenPrivate(), description="A person or a bot took a seat."
+    ),
     EventType("SeatLeft", SeatLeftData(), description="A person left their seat before the start."),
     EventType("PlayStarted", PlayStartedData(), description="Every seat is taken; play begins."),
 )

@@ -1,0 +1,273 @@
+"""The one path for every command: load → decide → append → notify.
+
+``Application`` is what HTTP handlers, bot jobs and the CLI call. It owns no
+state besides a cache of tables (see ``tables.py``); correctness under many
+processes rests on the store's expected-version check, never on the cache.
+
+Failure modes, all typed: ``RuleViolation`` (engine and table rules, with their
+codes), ``GameNotFound``, ``Unauthenticated``, ``Forbidden``, ``StaleVersion``
+(carries the current version), ``VersionRequired``, ``IdempotencyMismatch``.
+Nothing is written unless every check passed.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.errors import INVALID_OPTION, INVALID_SEAT, RuleViolation
+from engine.model import JSON, Event
+from engine.registry import get_game
+from engine.table import (
+    FINISHED,
+    OPEN,
+    RUNNING,
+    Table,
+    check_join,
+    check_leave,
+    evolve_table,
+    game_started,
+    seat_left,
+    seat_taken,
+)
+from events.envelope import SYSTEM, bot_actor, seat_actor
+from events.errors import IdempotencyKeyReused, VersionConflict
+from events.port import GameRef
+from events.records import engine_rng, new_seed, seed_revealed, setup_events
+from events.redis_store import RedisEventStore
+from service.app import documents
+from service.app.errors import Forbidden, IdempotencyMismatch, StaleVersion, Unauthenticated, VersionRequired
+from service.app.queries import Queries
+from service.app.tables import TableRepository
+from service.tokens import matches, new_token, parse_token, token_hash
+
+BOT_LEVELS = ("random", "greedy", "strong")
+"""Bot levels a seat may be given (``engine.ai`` plays them)."""
+
+GAME_ID_BYTES = 9
+"""Random bytes in a game id (12 URL-safe characters)."""
+
+
+class Notifier(Protocol):
+    """What happens after every successful append (projection feed, bot queue)."""
+
+    def after_append(self, game_id: str, table: Table) -> None: ...
+
+
+class NoNotifier:
+    """A notifier that does nothing (for tools that only write histories)."""
+
+    def after_append(self, game_id: str, table: Table) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """A taken seat and its token (shown once; only its hash is stored)."""
+
+    game_id: str
+    seat: int
+    token: str
+    view: JSON
+
+
+class Application:
+    """Commands and queries over games. Thread-safe; one per process."""
+
+    def __init__(self, store: RedisEventStore, notifier: Notifier | None = None, snapshot_every: int = 100) -> None:
+        self.store = store
+        self.tables = TableRepository(store, snapshot_every)
+        self.queries = Queries(self.tables)
+        self.notifier = notifier or NoNotifier()
+        self._seeds: dict[str, str] = {}
+
+    # -- lobby -------------------------------------------------------------------------
+
+    def create_game(self, game_name: str, options: Mapping[str, Any] | None, seats: Sequence[str | None]) -> JSON:
+        """A new game with one entry per seat in ``seats``: None (a person) or a bot level.
+
+        Returns the spectator view. RuleViolation for an unknown game, bad options,
+        a bad seat count or an unknown bot level.
+        """
+        game = get_game(game_name)
+        checked = game.validate_options(options)
+        for seat, level in enumerate(seats):
+            if level is not None and level not in BOT_LEVELS:
+                raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
+        game_id = secrets.token_urlsafe(GAME_ID_BYTES)
+        seed = new_seed()
+        events = setup_events(game, checked, len(seats), seed)
+        events += [seat_taken(i, f"{level}-bot-{i}", bot=level) for i, level in enumerate(seats) if level is not None]
+        if all(level is not None for level in seats):
+            events.append(game_started())
+        self.store.create(GameRef(game_id, game.name), events, seed, actor=SYSTEM)
+        table = self.tables.load(game_id)
+        self.notifier.after_append(game_id, table)
+        return documents.view_document(game_id, table, None)
+
+    def join(self, game_id: str, name: Any, seat: int | None = None) -> Joined:
+        """Take ``seat`` (None = the lowest free one) as ``name``; the game starts when full."""
+        table = self.tables.load(game_id)
+        chosen = check_join(table, name, seat)
+        token = new_token(game_id, chosen)
+        events = [seat_taken(chosen, name, token_hash=token_hash(token))]
+        if len(table.free_seats()) == 1:
+            events.append(game_started())
+        table = self._append(game_id, table, events, seat_actor(chosen), None, None)
+        return Joined(game_id, chosen, token, documents.view_document(game_id, table, chosen))
+
+    def leave(self, game_id: str, token: str | None) -> JSON:
+        """Give a seat up before the game starts; returns the spectator view."""
+        table = self.tables.load(game_id)
+        seat = self.authenticate(table, game_id, token)
+        check_leave(table, seat)
+        table = self._append(game_id, table, [seat_left(seat)], seat_actor(seat), None, None)
+        return documents.view_document(game_id, table, None)
+
+    # -- play --------------------------------------------------------------------------
+
+    def submit(
+        self,
+        game_id: str,
+        token: str | None,
+        command: Any,
+        expected_version: int | None,
+        idempotency_key: str | None = None,
+    ) -> JSON:
+        """A person's command, checked against their seat token. Returns the outcome document."""
+
+        def person(table: Table) -> tuple[int, JSON]:
+            seat = self.authenticate(table, game_id, token)
+            return seat, seat_actor(seat)
+
+        return self._command(game_id, person, command, expected_version, idempotency_key)
+
+    def submit_as_bot(self, game_id: str, seat: int, command: Any, expected_version: int, idempotency_key: str) -> JSON:
+        """A bot's command for ``seat`` (trusted caller: the bot worker). Same path as people."""
+
+        def bot(table: Table) -> tuple[int, JSON]:
+            if not 0 <= seat < len(table.seats) or table.seats[seat].bot is None:
+                raise Forbidden(f"seat {seat} is not a bot seat", seat=seat)
+            return seat, bot_actor(seat)
+
+        return self._command(game_id, bot, command, expected_version, idempotency_key)
+
+    def _command(
+        self, game_id: str, identify: Callable[[Table], tuple[int, JSON]], command: Any, expected: int | None, key: str | None
+    ) -> JSON:
+        """The shared command path. ``identify`` names the seat and actor on the table the
+        command is decided on, so a token is always checked against that very table."""
+        table = self.tables.cached(game_id) or self.tables.load(game_id)
+        seat, actor = identify(table)  # fail fast on a bad token, before any other read
+        if expected is None:
+            raise VersionRequired("send the version you acted on (If-Match or expected_version)")
+        if key is not None and table.version != expected:
+            earlier = self._recall(game_id, key, actor, command)
+            if earlier is not None:
+                return earlier
+        if table.version != expected:
+            table = self.tables.load(game_id)  # the cache may be behind; the client may be right
+            seat, actor = identify(table)
+        if table.version != expected:
+            raise StaleVersion(f"the game is at version {table.version}, not {expected}", table.version)
+        self._check_running(table)
+        game = get_game(table.game)
+        events = game.decide(table.state, seat, command, engine_rng(self.seed(game_id), game.rules_version))
+        after = self._fold(table, events)
+        outcome = documents.outcome_document(game_id, after, events, seat)
+        response = json.dumps(outcome, separators=(",", ":"))
+        try:
+            result = self.store.append(
+                GameRef(game_id, table.game), events, expected, key, actor=actor, command=dict(command), response=response
+            )
+        except VersionConflict as conflict:
+            self.tables.load(game_id)
+            raise StaleVersion(f"the game moved on to version {conflict.current_version}", conflict.current_version) from None
+        except IdempotencyKeyReused:
+            raise IdempotencyMismatch("this idempotency key was used for another command") from None
+        if result.duplicate:
+            return json.loads(result.response or "{}")
+        self.tables.remember(game_id, after)
+        if after.status == FINISHED:
+            self._reveal_seed(game_id, after)
+        self.notifier.after_append(game_id, self.tables.cached(game_id) or after)
+        return outcome
+
+    # -- helpers -----------------------------------------------------------------------
+
+    def seat_of(self, game_id: str, token: str | None) -> int | None:
+        """The seat a token holds (None without a token: a spectator); Unauthenticated for a bad one."""
+        if not token:
+            return None
+        # Reads check against the current table: a cached one might still hold a token
+        # whose seat was given up and taken by someone else.
+        return self.authenticate(self.tables.load(game_id), game_id, token)
+
+    def authenticate(self, table: Table, game_id: str, token: str | None) -> int:
+        """The seat ``token`` holds at ``table``; Unauthenticated otherwise (never says why
+        in more detail than "invalid", so tokens cannot be probed)."""
+        if not token:
+            raise Unauthenticated("a seat token is required (Authorization: Bearer <token>)")
+        claim = parse_token(token)
+        if claim is None or claim.game_id != game_id or not 0 <= claim.seat < len(table.seats):
+            raise Unauthenticated("invalid seat token for this game")
+        if not matches(token, table.seats[claim.seat].token_hash):
+            raise Unauthenticated("invalid seat token for this game")
+        return claim.seat
+
+    def _check_running(self, table: Table) -> None:
+        if table.status == OPEN:
+            raise RuleViolation("game_not_started", "the game starts when every seat is taken", {"free": table.free_seats()})
+        if table.status != RUNNING:
+            raise RuleViolation("game_over", "the game is over")
+
+    def _fold(self, table: Table, events: Sequence[Event]) -> Table:
+        """The table after ``events`` (engine events: their time plays no part in the fold)."""
+        game = get_game(table.game)
+        for event in events:
+            table = evolve_table(game, table, event, table.version + 1, "")
+        return table
+
+    def seed(self, game_id: str) -> str:
+        """The game's secret seed, for the engine only (cached: it never changes)."""
+        seed = self._seeds.get(game_id)
+        if seed is None:
+            seed = self._seeds[game_id] = self.store.secret_seed(game_id)
+            if len(self._seeds) > 10_000:
+                self._seeds.clear()
+        return seed
+
+    def _append(self, game_id: str, table: Table, events: list[Event], actor: JSON, command: JSON | None, key: str | None) -> Table:
+        """Append a table batch (join/leave) at the table's version; StaleVersion on a race."""
+        try:
+            self.store.append(GameRef(game_id, table.game), events, table.version, key, actor=actor, command=command)
+        except VersionConflict as conflict:
+            self.tables.load(game_id)
+            raise StaleVersion("the table changed meanwhile; try again", conflict.current_version) from None
+        after = self.tables.load(game_id)
+        self.notifier.after_append(game_id, after)
+        return after
+
+    def _reveal_seed(self, game_id: str, table: Table) -> None:
+        """Append ``SeedRevealed`` after ``GameEnded`` (idempotent: a fixed key)."""
+        try:
+            self.store.append(
+                GameRef(game_id, table.game), [seed_revealed(self.seed(game_id))], table.version,
+                "seed-revealed", actor=SYSTEM,
+            )
+        except VersionConflict:
+            pass  # another process revealed it first
+        self.tables.load(game_id)
+
+    def _recall(self, game_id: str, key: str, actor: JSON, command: Any) -> JSON | None:
+        """The stored outcome of an earlier call with ``key``, if there was one."""
+        try:
+            earlier = self.store.recall(game_id, key, actor, command if isinstance(command, Mapping) else None)
+        except IdempotencyKeyReused:
+            raise IdempotencyMismatch("this idempotency key was used for another command") from None
+        if earlier is None:
+            return None
+        return json.loads(earlier.response or "{}")

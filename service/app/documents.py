@@ -1,0 +1,71 @@
+"""The JSON documents the application answers with: a game's view and a command's outcome.
+
+Built from the table and the engine only, so they can be computed *before* an
+append -- a command's outcome is stored with its idempotency key and a retry is
+answered with exactly the same document. Everything passes through the viewer's
+redaction: ``game.view(state, seat)`` for the state, ``Event.redacted_for`` for
+events. Nothing here reads Redis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from engine.game import Game
+from engine.model import JSON, Event
+from engine.registry import get_game
+from engine.table import FINISHED, Table
+
+
+def seats_json(table: Table) -> list[JSON]:
+    """Who sits where (names and bot levels are public; token hashes never leave)."""
+    return [{"seat": i, "name": s.name, "bot": s.bot} for i, s in enumerate(table.seats)]
+
+
+def view_document(game_id: str, table: Table, seat: int | None) -> JSON:
+    """The view of ``seat`` (None = spectator) at the table's version."""
+    game: Game[Any] = get_game(table.game)
+    state = table.state
+    result = game.result(state) if state is not None else None
+    to_act = game.to_act(state) if table.status != "open" and state is not None else {}
+    return {
+        "game_id": game_id,
+        "game": table.game,
+        "version": table.version,
+        "status": table.status,
+        "you": seat,
+        "seats": seats_json(table),
+        "options": dict(table.options),
+        "created": table.created,
+        "commitment": table.commitment,
+        "seed": table.seed if table.status == FINISHED else None,
+        "to_act": {str(s): list(kinds) for s, kinds in sorted(to_act.items())},
+        "result": result.to_json() if result is not None else None,
+        "state": game.view(state, seat) if state is not None else None,
+    }
+
+
+def events_json(events: Sequence[Event], first_version: int, seat: int | None, finished: bool) -> list[JSON]:
+    """Engine events as ``seat`` may see them, numbered from ``first_version``."""
+    out = []
+    for offset, event in enumerate(events):
+        shown = event if finished else event.redacted_for(seat)
+        item = shown.to_json()
+        item["version"] = first_version + offset
+        item.setdefault("private", None)
+        item.setdefault("visible_to", list(event.visible_to))
+        out.append(item)
+    return out
+
+
+def outcome_document(game_id: str, table: Table, events: Sequence[Event], seat: int) -> JSON:
+    """The answer to a command by ``seat`` that produced ``events`` and led to ``table``."""
+    first = table.version - len(events) + 1
+    finished = table.status == FINISHED
+    return {
+        "game_id": game_id,
+        "version": table.version,
+        "events": events_json(events, first, seat, finished),
+        "view": view_document(game_id, table, seat),
+    }

@@ -1,0 +1,61 @@
+"""Errors of the application layer, each with a stable code. No HTTP here:
+``service/http/problems.py`` maps them (and the engine's RuleViolation) to statuses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AppError(Exception):
+    """Base class: ``code`` is stable and public, ``message`` for people, ``details`` JSON-safe."""
+
+    code = "app_error"
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class GameNotFound(AppError):
+    code = "game_not_found"
+
+
+class Unauthenticated(AppError):
+    """No token, or a token that matches no seat of this game."""
+
+    code = "unauthenticated"
+
+
+class Forbidden(AppError):
+    """A valid caller who may not do this (e.g. a spectator sending a command)."""
+
+    code = "forbidden"
+
+
+class StaleVersion(AppError):
+    """The caller acted on another version than the game's current one."""
+
+    code = "version_conflict"
+
+    def __init__(self, message: str, current_version: int) -> None:
+        super().__init__(message, current_version=current_version)
+        self.current_version = current_version
+
+
+class VersionRequired(AppError):
+    """A command must say which version it acted on."""
+
+    code = "version_required"
+
+
+class IdempotencyMismatch(AppError):
+    """An idempotency key reused for another command or caller."""
+
+    code = "idempotency_key_reused"
+
+
+class NotFinished(AppError):
+    """Something only a finished game has (a complete export, the seed)."""
+
+    code = "game_not_finished"

@@ -1,0 +1,69 @@
+"""Configuration from ``TABLETOP_*`` environment variables, read once at start-up.
+
+Every setting is a field of :class:`Settings` with its default and what it
+controls; ``Settings.from_env()`` is the only place that reads the environment.
+Tests build ``Settings(...)`` directly.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Service settings. Env var = ``TABLETOP_`` + the field name in upper case."""
+
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    """Where Redis runs (``REDIS_URL`` is accepted too). ``tabletop up`` starts an
+    embedded server and sets this when neither is given."""
+
+    key_prefix: str = "tt:"
+    """Put in front of every Redis key, so deployments can share a database."""
+
+    admin_token: str = ""
+    """Bearer token for operator endpoints and full exports; empty = no admin access."""
+
+    snapshot_every: int = 100
+    """Write a state snapshot when the history grew by this many events."""
+
+    rate_limit_per_minute: int = 600
+    """Requests per minute allowed per token (or per client IP without one); 0 = off."""
+
+    max_body_bytes: int = 16_384
+    """Largest accepted request body (413 above)."""
+
+    page_size_max: int = 500
+    """Most items one page of a list may hold."""
+
+    long_poll_max_s: float = 30.0
+    """Longest a client may wait for a newer version (``wait`` on the view endpoint)."""
+
+    bot_think_ms: int = 0
+    """Pause before a bot submits, so people can follow mixed games."""
+
+    bot_stall_s: float = 30.0
+    """A game waiting on a bot longer than this is re-enqueued by the sweeper."""
+
+    queue_name: str = "tabletop-bots"
+    """The RQ queue bot turns go to."""
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+        """Settings from ``environ`` (default ``os.environ``); ValueError on a bad value."""
+        env = os.environ if environ is None else environ
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            raw = env.get(f"TABLETOP_{f.name.upper()}")
+            if raw is None and f.name == "redis_url":
+                raw = env.get("REDIS_URL")
+            if raw is None:
+                continue
+            default = f.default
+            try:
+                values[f.name] = type(default)(raw) if not isinstance(default, str) else raw
+            except ValueError:
+                raise ValueError(f"TABLETOP_{f.name.upper()} must be a {type(default).__name__}, got {raw!r}") from None
+        return cls(**values)  # type: ignore[arg-type]
