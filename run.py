@@ -52,7 +52,9 @@ def main(argv: list[str]) -> int:
     ensure_venv()
     command, rest = argv[0], argv[1:]
     if command == "test":
-        cmd = [str(BIN / "python"), "-m", "pytest", *rest]
+        # Both cores by default: the suite is split per test file across workers.
+        parallel = [] if any(a.startswith("-n") or a == "--numprocesses" for a in rest) else ["-n", "auto"]
+        cmd = [str(BIN / "python"), "-m", "pytest", *parallel, *rest]
     elif command == "up":
         cmd = [str(BIN / "tabletop"), "up", *rest]
     else:
