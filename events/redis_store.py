@@ -14,13 +14,14 @@ acknowledged append survives a crash (``everysec`` may lose the last second).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.model import JSON, Event
 from events import defaults
 from events.batch import PreparedBatch, fingerprint, parse_record, prepare
-from events.canonical import ZERO_HASH
+from events.canonical import ZERO_HASH, canonical_json
+from events.chain import first_break
 from events.clock import Clock, utc_now
 from events.errors import (
     ChainBroken,
@@ -118,6 +119,50 @@ class RedisEventStore(RedisEventReader):
         args = [snapshot.version, snapshot.rules_version, snapshot.payload]
         return bool(self._save_snapshot([self.keys(game_id).snapshot], args))
 
+    def stored_texts(self, game_id: str) -> list[str]:
+        """Every event of ``game_id`` up to its head, as the exact text stored (canonical
+        JSON, not upcast, not redacted; [] for an unknown game): what a complete export
+        holds. Hidden facts included -- for admins, or for anyone once the game ended."""
+        keys = self.keys(game_id)
+        head = self._fetch_head(keys)
+        texts: list[str] = []
+        while len(texts) < head.version:
+            start, stop = f"{len(texts) + 1}-0", f"{head.version}-0"
+            entries = self._redis.xrange(keys.events, start, stop, count=defaults.READ_CHUNK)
+            if not entries:
+                break
+            texts += [_decoded(fields[self._field]) for _, fields in entries]
+        return texts
+
+    def restore(
+        self, game_id: str, history: Sequence[Mapping[str, Any]], seed: str
+    ) -> AppendResult:
+        """Write a whole stored history as it is -- versions, times, actors, commands and
+        hashes -- with its secret ``seed``: the store's half of importing an export that
+        ``events.audit`` verified. All or nothing, by the same ``APPEND`` script as every
+        write (expected version 0, no idempotency key; see its KEYS/ARGV header).
+
+        Raises VersionConflict if ``game_id`` already holds a game (nothing is written),
+        ChainBroken unless ``history`` (stored dicts) is one valid chain of ``game_id``
+        from version 1, ValueError unless it starts with a GameCreated committing to
+        ``seed``. Event schemas are the caller's to check (the audit does).
+        """
+        broken = first_break(game_id, enumerate(history, start=1)) if history else (1, "no events")
+        if broken is not None:
+            raise ChainBroken(game_id, *broken)
+        created = self._upcasters.upcast(dict(history[0]))
+        check_creation([Event(created["type"], created["data"])], seed)
+        ended = next((v for v, raw in enumerate(history, 1) if raw["type"] == GAME_ENDED), 0)
+        keys = self.keys(game_id)
+        last_hash = history[-1]["hash"]
+        args = [0, ZERO_HASH, last_hash, "", "", ended, seed]
+        args += [canonical_json(dict(raw)) for raw in history]
+        reply = self._append([keys.head, keys.events, keys.idempotency, keys.seed], args)
+        if _decoded(reply[0]) != "ok":
+            return self._refused(game_id, 0, _decoded(reply[0]), reply[1], reply[2])
+        self._remember(game_id, reply[1], last_hash)
+        return AppendResult(game_id, 1, reply[1], last_hash)
+
     def _write(
         self,
         game: GameRef,
@@ -211,6 +256,10 @@ def _script_call(
     args: list[Any] = [expected, prev_hash, batch.last_hash, idem_key or "", batch.record]
     args += [batch.ended_at, seed or "", *(s.text for s in batch.sealed)]
     return script_keys, args
+
+
+def _decoded(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 def _check_idempotency_key(key: str | None) -> None:

@@ -1,0 +1,111 @@
+"""Checking the table events of a history (seats, start, seed reveal) against the lobby rules.
+
+The engine never sees these events; ``engine.table`` folds them. A history is
+consistent when each one is what the application could have written at that
+point (see ``service/app``):
+
+- ``SeatTaken``: the game is open, the seat exists and is free, the name is a valid
+  one no other person at the table uses (``engine.table.check_join``); written by
+  the system (bots, at creation) or by the seat itself;
+- ``SeatLeft``: the game is open and the seat is taken; written by that seat or the
+  system;
+- ``PlayStarted``: the game is open, set up, and every seat is taken;
+- ``SeedRevealed``: the game has ended, the system wrote it, and it is the last event;
+- ``GameCreated`` only ever at version 1.
+
+No table event carries a command. Failures raise Discrepant of kind ``rules``
+(``structure`` for a second ``GameCreated``).
+"""
+
+from __future__ import annotations
+
+from engine.errors import RuleViolation
+from engine.table import (
+    FINISHED,
+    GAME_CREATED,
+    GAME_STARTED,
+    OPEN,
+    SEAT_LEFT,
+    SEAT_TAKEN,
+    SEED_REVEALED,
+    Table,
+    check_join,
+    check_leave,
+)
+from events.audit.report import RULES, STRUCTURE, Discrepant
+from events.envelope import Envelope
+
+
+def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:
+    """Discrepant unless ``envelope`` (a table event) may follow ``table``; ``last``: it is
+    the history's final event."""
+    version, kind = envelope.version, envelope.type
+    if kind == GAME_CREATED:
+        raise Discrepant(version, STRUCTURE, "a second GameCreated: a history creates one game")
+    if envelope.command is not None:
+        raise Discrepant(version, RULES, f"{kind} carries a command; table events never do")
+    if kind == SEAT_TAKEN:
+        _seat_taken(table, envelope)
+    elif kind == SEAT_LEFT:
+        _seat_left(table, envelope)
+    elif kind == GAME_STARTED:
+        _play_started(table, envelope)
+    elif kind == SEED_REVEALED:
+        _seed_revealed(table, envelope, last)
+
+
+def _seat_taken(table: Table, envelope: Envelope) -> None:
+    seat = envelope.data["seat"]
+    _check_writer(envelope, seat)
+    try:
+        check_join(table, envelope.data["name"], seat)
+    except RuleViolation as err:
+        raise Discrepant(
+            envelope.version, RULES, f"SeatTaken breaks the lobby rules: {err}"
+        ) from None
+
+
+def _seat_left(table: Table, envelope: Envelope) -> None:
+    seat = envelope.data["seat"]
+    _check_writer(envelope, seat)
+    try:
+        check_leave(table, seat)
+    except RuleViolation as err:
+        raise Discrepant(
+            envelope.version, RULES, f"SeatLeft breaks the lobby rules: {err}"
+        ) from None
+    if not 0 <= seat < len(table.seats) or table.seats[seat].free:
+        raise Discrepant(envelope.version, RULES, f"SeatLeft frees seat {seat}, which nobody holds")
+
+
+def _play_started(table: Table, envelope: Envelope) -> None:
+    if table.status != OPEN:
+        raise Discrepant(envelope.version, RULES, "PlayStarted, but play had already started")
+    if table.state is None:
+        raise Discrepant(envelope.version, RULES, "PlayStarted before the game was set up")
+    free = table.free_seats()
+    if free:
+        raise Discrepant(envelope.version, RULES, f"PlayStarted while seats {free} are free")
+
+
+def _seed_revealed(table: Table, envelope: Envelope, last: bool) -> None:
+    if table.status != FINISHED:
+        raise Discrepant(envelope.version, RULES, "SeedRevealed before the game ended")
+    if envelope.actor.get("kind") != "system":
+        raise Discrepant(
+            envelope.version, RULES, "SeedRevealed written by a player, not the system"
+        )
+    if not last:
+        raise Discrepant(envelope.version + 1, RULES, "an event after SeedRevealed")
+
+
+def _check_writer(envelope: Envelope, seat: int) -> None:
+    """Seats are taken or left by the system (bots at creation) or by that very seat."""
+    writer = envelope.actor_seat
+    if envelope.actor.get("kind") != "system" and writer != seat:
+        raise Discrepant(
+            envelope.version,
+            RULES,
+            f"{envelope.type} for seat {seat} written by {envelope.actor}: only that seat"
+            " or the system may",
+        )
