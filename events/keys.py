@@ -25,8 +25,65 @@ Keys (``<p>`` = the prefix):
     ``v`` = version, ``r`` = rules version, ``s`` = encoded state. Written by
     ``scripts.SAVE_SNAPSHOT`` (only if newer); a cache: deleting it is always safe.
 
-Projections (``events/projections``) document their own keys in their modules and
-build them with :func:`prefixed`, so the prefix applies to every key we own.
+Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
+
+``<p>bots:waiting`` -- sorted set
+    Member = id of a running game whose next turn belongs to a bot, score = Unix
+    time when that wait began (the sweeper bumps it when it re-enqueues). Written
+    after every append of a game with bot seats: ZADD while a bot must act, ZREM
+    otherwise. The sweeper re-enqueues members older than ``bot_stall_s``. Derived
+    data: rebuilt by the next append of each game if lost.
+``<p>sweeper:alive`` -- string with a TTL
+    Time of the sweeper's last pass; its health check. Expires after a few missed passes.
+
+RQ keeps its own keys under ``rq:`` (its queue, job hashes ``rq:job:bot-...``, registries);
+each deployment therefore needs its own ``TABLETOP_QUEUE_NAME`` when several share a database.
+
+Projections (``events/projections``; built by ``events/projections/keys.py``, the
+feed key by ``events/feed.py``). All derived from the streams: ``tabletop
+projections rebuild`` recreates them.
+
+``<p>feed:{<shard>}`` -- stream, one per shard 0..N-1 (``TABLETOP_FEED_SHARDS``, default 4)
+    Fields ``g`` = game id, ``v`` = version: "this game reached this version".
+    Shard = CRC-32 of the game id mod N. XADDed by ``events.feed.publish`` after
+    each append (not atomic with it: see ``events.feed``), capped near 100 000
+    entries; read through the consumer group ``projector`` by ``workers.projector``.
+``<p>game:{<id>}:view`` -- hash (the game's hash tag: same slot as its stream)
+    ``v`` = checkpoint (last version applied), ``game``, ``rules``, ``status``,
+    ``seats``, ``spectator`` and ``seat:<n>`` (view JSON), ``scores``, ``result``
+    (JSON or null), ``state`` (the encoded table the next update folds on; holds
+    hidden facts, never served). Written only by the projection scripts
+    ``APPLY_GAME`` (if ``v`` is still the update's start) and ``REPLACE_GAME``.
+``<p>game:{<id>}:summary`` -- hash
+    The lobby's summary: ``game``, ``status``, ``created``, ``seats`` (JSON list of
+    ``{name, bot}`` or null), ``options`` (JSON), ``version``. Written with the view,
+    in the same script.
+``<p>lobby:{lobby}:<status>:<type>`` -- sorted set (all lobby keys share the tag ``{lobby}``)
+    Member = game id, score = creation time in microseconds since the epoch.
+    ``<status>`` is open, running, finished or ``all``; ``<type>`` a game name or
+    ``all``. A game is in exactly the sets of its status and type. Written only by
+    the ``SYNC_LOBBY`` script.
+``<p>lobby:{lobby}:synced`` -- hash
+    Game id -> rank of the status its lobby sets show (1 open, 2 running, 3
+    finished); the script refuses to lower it (statuses only move forward). A rank
+    below the read model's status tells the updater and reconciliation that the
+    game's cross-slot read models (lobby and totals) are still to be written. The
+    lobby is written only on status changes: a few writes per game, not per command.
+``<p>player:{<name>}:totals`` -- hash (tag = the name, percent-encoded)
+    ``games``, ``wins``, ``points`` over the player's finished games.
+``<p>player:{<name>}:counted`` -- set
+    Ids of the games already added to the totals; ``COUNT_FINISHED`` adds a game
+    to both keys at once, only if it was not in this set.
+
+The HTTP API (``service/http/ratelimit.py``):
+
+``<p>ratelimit:{<bucket>}:<minute>`` -- string (a counter) with a TTL of two minutes
+    Requests of one client in one minute (``<minute>`` = Unix time // 60).
+    ``<bucket>`` is ``t:`` + the first 32 hex digits of SHA-256 of the request's
+    Authorization header, or ``ip:`` + the client address without one; the tag
+    keeps both minutes of a bucket in one slot. INCR + EXPIRE per request, the
+    previous minute read in the same pipeline (a sliding-window estimate).
+    Disposable: losing it only resets the limits.
 """
 
 from __future__ import annotations
@@ -50,6 +107,12 @@ def check_game_id(game_id: str) -> str:
     if not isinstance(game_id, str) or not GAME_ID.fullmatch(game_id):
         raise ValueError(f"invalid game id {game_id!r}")
     return game_id
+
+
+BOTS_WAITING = "bots:waiting"
+"""Name (under the prefix) of the sorted set of games waiting on a bot; see above."""
+SWEEPER_ALIVE = "sweeper:alive"
+"""Name (under the prefix) of the sweeper's heartbeat; see above."""
 
 
 def prefixed(prefix: str, name: str) -> str:

@@ -1,0 +1,98 @@
+"""Bringing one game's read models up to date with its stream: the projector's core.
+
+:meth:`Updater.update` reads the game's events after its read model's checkpoint
+(as ADMIN: the fold needs the hidden facts; only views leave the server), folds
+them into the stored table, and writes the new read models with
+``ReadModels.apply`` -- which refuses if the checkpoint moved meanwhile. Then it
+finishes the cross-slot read models (player totals, then the lobby index).
+
+Guarantees:
+- every event is applied at most once per read model (checkpoint check for the
+  per-game models, idempotent scripts for the others; see ``redis_models``);
+- nothing is lost by a crash at any point: the stream is the source, the
+  checkpoint says where to resume, and a lobby entry behind the game's status
+  says that the cross-slot part is still to do;
+- any number of updaters may run on one game at once: the loser of a race re-reads
+  and retries, and a game whose checkpoint keeps moving is left to the winners.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.table import Table
+from events.errors import GameNotFound
+from events.port import EventReader
+from events.projections.model import fold, record_of
+from events.projections.redis_models import ReadModels, status_rank
+from events.redaction import ADMIN
+
+ATTEMPTS = 5
+"""How often :meth:`Updater.update` retries after losing a race on the checkpoint.
+Losing that often means other projectors are advancing the game: they finish it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """The outcome for one game: its read model's checkpoint, and how many events this
+    call applied (0 when it was already up to date or another projector won)."""
+
+    game_id: str
+    version: int
+    applied: int
+
+
+class Updater:
+    """Updates read models from an event store. Thread-safe; share one per process."""
+
+    def __init__(self, reader: EventReader, models: ReadModels) -> None:
+        self.reader = reader
+        self.models = models
+
+    def update(self, game_id: str) -> Update:
+        """Bring ``game_id``'s read models up to the stored head (see module docstring).
+
+        A game without events yields version 0. Raises UnprojectableGame,
+        ValueError for an invalid id, ``redis.RedisError`` when Redis is down (all
+        before or between idempotent writes: calling again is always safe).
+        """
+        stored = self.models.load(game_id)
+        if stored.version > 0 and stored.table is None:
+            return self.rebuild(game_id)  # unreadable, or written under older rules
+        for _ in range(ATTEMPTS):
+            envelopes = self.reader.read_range(game_id, ADMIN, stored.version + 1)
+            if not envelopes:
+                self._finish_cross_slot(game_id, stored.table, stored.lobby_rank)
+                return Update(game_id, stored.version, 0)
+            table = fold(game_id, stored.table, envelopes)
+            assert table is not None  # envelopes is not empty
+            if self.models.apply(game_id, stored.version, record_of(table)):
+                self._finish_cross_slot(game_id, table, stored.lobby_rank)
+                return Update(game_id, table.version, len(envelopes))
+            stored = self.models.load(game_id)  # someone else advanced it: start again there
+        return Update(game_id, stored.version, 0)
+
+    def rebuild(self, game_id: str) -> Update:
+        """Replace ``game_id``'s read models with ones folded from its whole history.
+
+        Raises GameNotFound for a game without events, UnprojectableGame if the
+        history cannot be folded. A newer model written meanwhile by a live
+        projector is kept (``scripts.REPLACE_GAME``). The lobby entry and the
+        totals are synced again whatever they show (both idempotent).
+        """
+        envelopes = self.reader.read_all(game_id, ADMIN)
+        table = fold(game_id, None, envelopes)
+        if table is None:
+            raise GameNotFound(game_id)
+        written = self.models.replace(game_id, record_of(table))
+        self._finish_cross_slot(game_id, table, lobby_rank=0)
+        return Update(game_id, table.version, len(envelopes) if written else 0)
+
+    def _finish_cross_slot(self, game_id: str, table: Table | None, lobby_rank: int) -> None:
+        """Player totals, then the lobby index -- in this order, so a lobby showing
+        "finished" means the totals are done too. Only when the lobby does not show
+        the table's status yet: a status changes at most three times per game."""
+        if table is None or lobby_rank >= status_rank(table.status):
+            return
+        self.models.count_finished(game_id, table)
+        self.models.sync_lobby(game_id, table)

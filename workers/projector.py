@@ -1,0 +1,243 @@
+"""The projector: keeps the read models up to date from the feed, and survives restarts.
+
+    python -m workers.projector [--redis-url URL] [--prefix P] [--consumer NAME] ...
+
+One process joins the consumer group ``events.feed.GROUP`` on every feed shard.
+Per batch of notifications it updates each named game once (``Updater.update``
+reads the game's own stream from its checkpoint, so a batch that names a game
+five times costs one update) and then XACKs the batch's entries of that game.
+
+Restarts and crashes: an entry is acknowledged only after its game's update
+(checkpoint included) was written, so a crash leaves it pending. On start, and
+every :data:`CLAIM_EVERY_S`, each shard's loop first takes over the entries other
+consumers left pending longer than ``claim_idle_ms`` (XAUTOCLAIM), then
+re-processes its own pending entries -- a restart under the same consumer name
+resumes exactly where it died. Reprocessing is harmless: the checkpoint makes each
+event apply at most once. Reconciliation (on start and every
+``reconcile_every_s``) covers notifications that were never written or were
+trimmed (``events.feed``). Redis errors are logged and retried with a pause, so
+the process rides out a Redis restart.
+
+Threads: one per shard, each blocking on its own shard (a blocking read of several
+shards would be CROSSSLOT on a cluster), plus the reconciliation in the caller's
+thread. Scale out with more processes under different consumer names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import redis
+
+from events.feed import FeedConsumer, Notification, shards_from_env
+from events.projections.model import UnprojectableGame
+from events.projections.reconcile import known_games, lagging_games
+from events.projections.redis_models import ReadModels
+from events.projections.update import Updater
+from events.redis_reader import RedisEventReader
+
+log = logging.getLogger("tabletop.projector")
+
+BATCH = 200
+"""Feed entries read per XREADGROUP call."""
+
+BLOCK_MS = 1000
+"""How long a shard's read waits for news; also how soon a stop request is noticed."""
+
+CLAIM_IDLE_MS = 30_000
+"""Entries pending this long at another consumer are taken over: longer than any
+update takes, so a live consumer's work is rarely duplicated (duplicates are harmless)."""
+
+CLAIM_EVERY_S = 10.0
+"""How often each shard's loop looks for entries to take over."""
+
+RECONCILE_EVERY_S = 30.0
+"""How often every game head is compared with its read model (``reconcile``)."""
+
+PRUNE_IDLE_MS = 3_600_000
+"""Consumers idle this long with nothing pending are removed from the group."""
+
+RETRY_PAUSE_S = 1.0
+"""Pause after a Redis error before trying again."""
+
+Hook = Callable[[str], None]
+
+
+class Projector:
+    """One projector process's work; :meth:`run` loops, :meth:`catch_up_once` drains."""
+
+    def __init__(
+        self,
+        client: Any,
+        prefix: str,
+        *,
+        shards: int | None = None,
+        consumer: str | None = None,
+        claim_idle_ms: int = CLAIM_IDLE_MS,
+        reconcile_every_s: float = RECONCILE_EVERY_S,
+        block_ms: int = BLOCK_MS,
+        after_update: Hook | None = None,
+    ) -> None:
+        """``after_update(game_id)`` runs between a game's update and the XACK of its
+        entries (tests use it to crash exactly there)."""
+        self.updater = Updater(RedisEventReader(client, prefix=prefix), ReadModels(client, prefix))
+        self.feed = FeedConsumer(
+            client,
+            prefix,
+            shards=shards_from_env() if shards is None else shards,
+            consumer=consumer or f"{socket.gethostname()}-{os.getpid()}",
+        )
+        self.claim_idle_ms = claim_idle_ms
+        self.reconcile_every_s = reconcile_every_s
+        self.block_ms = block_ms
+        self.after_update = after_update
+        self.applied = 0  # events applied by this process (for tests and logs)
+        self._lock = threading.Lock()
+        self.feed.ensure_groups()
+
+    def catch_up_once(self) -> int:
+        """Drain every shard without waiting: claimed, own pending, then new entries.
+        Returns how many notifications were handled."""
+        handled = 0
+        for shard in range(len(self.feed.keys)):
+            handled += self._recover(shard)
+            while notes := self.feed.read(shard, BATCH):
+                handled += self._handle(notes)
+        return handled
+
+    def reconcile(self) -> int:
+        """Update every game whose read models lag behind its stream; returns how many."""
+        client, keys = self.updater.models.client, self.updater.models.keys
+        behind = lagging_games(client, keys, known_games(client, keys))
+        for game_id in behind:
+            self._update(game_id)
+        return len(behind)
+
+    def run(self, stop: threading.Event) -> None:
+        """Project until ``stop`` is set: one thread per shard, reconciliation here."""
+        threads = [
+            threading.Thread(target=self._shard_loop, args=(shard, stop), daemon=True)
+            for shard in range(len(self.feed.keys))
+        ]
+        for thread in threads:
+            thread.start()
+        while not stop.is_set():
+            _guarded(self._housekeeping, stop)
+            stop.wait(self.reconcile_every_s)
+        for thread in threads:
+            thread.join()
+
+    def _housekeeping(self) -> None:
+        self.reconcile()
+        self.feed.prune(PRUNE_IDLE_MS)
+
+    def _shard_loop(self, shard: int, stop: threading.Event) -> None:
+        next_claim = 0.0
+        while not stop.is_set():
+            if time.monotonic() >= next_claim:
+                _guarded(lambda: self._recover(shard), stop)
+                next_claim = time.monotonic() + CLAIM_EVERY_S
+            _guarded(lambda: self._handle(self.feed.read(shard, BATCH, self.block_ms)), stop)
+
+    def _recover(self, shard: int) -> int:
+        """Take over idle entries of others, then handle this consumer's pending ones."""
+        self.feed.claim(shard, self.claim_idle_ms)
+        handled, after = 0, "0"
+        while notes := self.feed.pending(shard, BATCH, after):
+            handled += self._handle(notes)
+            after = notes[-1].entry_id
+        return handled
+
+    def _handle(self, notes: Sequence[Notification]) -> int:
+        """Update each game named in ``notes`` once, acknowledging its entries after."""
+        by_game: dict[str | None, list[Notification]] = {}
+        for note in notes:
+            by_game.setdefault(note.game_id, []).append(note)
+        for game_id, entries in by_game.items():
+            if game_id is not None and not self._update(game_id):
+                continue  # a failure to retry later: leave the entries pending
+            if game_id is not None and self.after_update is not None:
+                self.after_update(game_id)
+            self.feed.ack(entries)
+        return len(notes)
+
+    def _update(self, game_id: str) -> bool:
+        """Update one game; False if it failed in a way worth retrying later."""
+        try:
+            applied = self.updater.update(game_id).applied
+        except (UnprojectableGame, ValueError) as exc:
+            log.error("skipping a notification: %s", exc)  # retrying cannot help
+            return True
+        except redis.RedisError:
+            raise  # Redis is down: the caller pauses; the entries stay pending anyway
+        except Exception:
+            log.exception("updating game %s failed; its notification stays pending", game_id)
+            return False
+        with self._lock:
+            self.applied += applied
+        return True
+
+
+def _guarded(step: Callable[[], object], stop: threading.Event) -> None:
+    """Run ``step``; on an error log it and pause, so a loop outlives Redis outages
+    (and bugs: a dead shard thread would silently stop projecting its shard)."""
+    try:
+        step()
+    except redis.RedisError as exc:
+        log.warning("redis error, retrying in %.1fs: %s", RETRY_PAUSE_S, exc)
+        stop.wait(RETRY_PAUSE_S)
+    except Exception:
+        log.exception("projector step failed, retrying in %.1fs", RETRY_PAUSE_S)
+        stop.wait(RETRY_PAUSE_S)
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m workers.projector", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--redis-url", help="default: TABLETOP_REDIS_URL / REDIS_URL")
+    parser.add_argument("--prefix", help="key prefix (default: TABLETOP_KEY_PREFIX)")
+    parser.add_argument("--shards", type=int, help="feed shards (default: TABLETOP_FEED_SHARDS)")
+    parser.add_argument("--consumer", help="consumer name (default: <host>-<pid>)")
+    parser.add_argument("--claim-idle-ms", type=int, default=CLAIM_IDLE_MS)
+    parser.add_argument("--reconcile-every", type=float, default=RECONCILE_EVERY_S, metavar="S")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run a projector until SIGINT/SIGTERM."""
+    import signal
+
+    from service.bootstrap import redis_client
+    from service.settings import Settings
+
+    args = parse_args(argv)
+    settings = Settings.from_env()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    client = redis_client(args.redis_url or settings.redis_url)
+    projector = Projector(
+        client,
+        settings.key_prefix if args.prefix is None else args.prefix,
+        shards=args.shards,
+        consumer=args.consumer,
+        claim_idle_ms=args.claim_idle_ms,
+        reconcile_every_s=args.reconcile_every,
+    )
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    log.info("projector %s started", projector.feed.consumer)
+    projector.run(stop)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
