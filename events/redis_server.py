@@ -23,6 +23,7 @@ import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 import redis
 
@@ -94,6 +95,7 @@ class RedisServer:
         config: Mapping[str, str] | None = None,
         binary: str | None = None,
         host: str = "127.0.0.1",
+        popen_options: Mapping[str, Any] | None = None,
     ) -> None:
         self.host = host
         cluster = (config or {}).get("cluster-enabled") == "yes"
@@ -102,6 +104,9 @@ class RedisServer:
         self.directory = Path(directory or self._tempdir.name)  # type: ignore[union-attr]
         self.config = {**DEFAULT_CONFIG, **(config or {})}
         self.binary = binary or find_redis_server()
+        # E.g. ``tabletop up`` puts the server in a process group of its own, so a
+        # Ctrl-C at the terminal does not stop Redis before the processes that use it.
+        self._popen_options = dict(popen_options or {})
         self._process: subprocess.Popen[bytes] | None = None
         self._reaper: weakref.finalize[..., RedisServer] | None = None
 
@@ -135,7 +140,11 @@ class RedisServer:
         ]
         self.directory.mkdir(parents=True, exist_ok=True)
         self._process = subprocess.Popen(
-            args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            args,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            **self._popen_options,
         )
         # Whoever forgets close(): the server still dies with this object or this interpreter.
         self._reaper = weakref.finalize(self, _reap, self._process)

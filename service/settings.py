@@ -41,6 +41,17 @@ class Settings:
     long_poll_max_s: float = 30.0
     """Longest a client may wait for a newer version (``wait`` on the view endpoint)."""
 
+    sse_max_s: float = 60.0
+    """Longest one event stream (SSE) stays open; clients reconnect with ``Last-Event-ID``."""
+
+    sse_heartbeat_s: float = 15.0
+    """Idle time after which an event stream sends a comment line, so proxies keep it open
+    and a vanished client is noticed."""
+
+    trusted_proxies: int = 0
+    """Reverse proxies in front of the API whose ``X-Forwarded-For`` is trusted (the rate
+    limit keys clients without a token by their IP); 0 = use the peer address."""
+
     bot_think_ms: int = 0
     """Pause before a bot submits, so people can follow mixed games."""
 
@@ -49,6 +60,15 @@ class Settings:
 
     queue_name: str = "tabletop-bots"
     """The RQ queue bot turns go to."""
+
+    bot_budget_s: float = 1.0
+    """Most time a bot may think about one turn (the strong bot's deadline)."""
+
+    bot_job_timeout_s: int = 20
+    """RQ stops a bot job running longer than this plus the think delay; it is then retried."""
+
+    sweep_interval_s: float = 5.0
+    """How often the sweeper looks for games that wait on a bot for longer than ``bot_stall_s``."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":

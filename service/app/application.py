@@ -178,7 +178,8 @@ class Application:
         events = game.decide(table.state, seat, command, engine_rng(self.seed(game_id), game.rules_version))
         after = self._fold(table, events)
         outcome = documents.outcome_document(game_id, after, events, seat)
-        response = json.dumps(outcome, separators=(",", ":"))
+        # Stored only with an idempotency key (to answer its retries): skip the encoding otherwise.
+        response = json.dumps(outcome, separators=(",", ":")) if key is not None else None
         try:
             result = self.store.append(
                 GameRef(game_id, table.game), events, expected, key, actor=actor, command=dict(command), response=response

@@ -1,17 +1,155 @@
-"""What happens after an append: the projection feed and the bot queue.
+"""What happens after an append: the projection feed, the bots-waiting index, the bot queue.
 
-Placeholder until the projections' feed and the bot workers land: it notifies
-nobody. ``default_notifier`` is what ``service.bootstrap`` wires in.
+:class:`RedisNotifier` is what ``service.bootstrap`` wires into every process. After
+each successful append it
+
+1. publishes ``(game, version)`` to the projection feed (``events.feed.publish``);
+2. for a game with bot seats only: records in ``<p>bots:waiting`` (see
+   ``events.keys``) whether a bot must act now -- ZADD with the time the wait began,
+   or ZREM -- pipelined with 1. A game without bots costs one XADD; a game with bots
+   one pipelined round trip, plus the enqueue when a bot must act;
+3. if a bot must act, enqueues its turn on the RQ queue under the deterministic job id
+   :func:`bot_job_id` (``unique``: a second enqueue of the same turn is a no-op).
+
+Ordering matters for the index: the ZADD of version ``v`` happens *before* the job of
+``v`` is enqueued, so the ZREM/ZADD of ``v + 1`` (written by whoever ran that job)
+always comes after it.
+
+Failure modes: the append has already happened when the notifier runs, so a Redis
+error here is logged and swallowed -- the projector's reconciliation catches the feed
+up, and the sweeper (``workers/sweeper.py``) re-enqueues any bot turn that was lost.
+A notifier never raises into the command path.
 """
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from service.app.application import NoNotifier, Notifier
+from rq import Queue, Retry
+from rq.exceptions import DuplicateJobError
+
+from engine.registry import get_game
+from engine.table import RUNNING, Table
+from events import feed
+from events.keys import BOTS_WAITING, prefixed
 from service.settings import Settings
 
+log = logging.getLogger(__name__)
 
-def default_notifier(settings: Settings, client: Any) -> Notifier:
-    """The notifier of a real deployment."""
-    return NoNotifier()
+BOT_JOB = "workers.bots.play_bot_turn"
+"""The bot job, by import path: the service layer does not import ``workers``."""
+
+BOT_RETRY_INTERVALS = (1, 5, 15)
+"""Seconds before each retry of a failed bot job (a Redis blip, a killed job)."""
+
+BOT_RESULT_TTL = 120
+"""Seconds a finished bot job stays in Redis; until then its id refuses re-enqueues."""
+
+BOT_FAILURE_TTL = 24 * 3600
+"""Seconds a failed bot job (retries used up) stays for inspection (``rq info``)."""
+
+
+def bot_job_id(game_id: str, version: int, seat: int, attempt: str | None = None) -> str:
+    """``bot-<game>-v<version>-s<seat>`` (RQ allows only ``[A-Za-z0-9_-]`` in ids).
+
+    The sweeper adds ``-r<attempt>`` for a re-enqueue, so a job stuck "started" on a
+    dead worker does not block it; all attempts share one idempotency key.
+    """
+    base = f"bot-{game_id}-v{version}-s{seat}"
+    return base if attempt is None else f"{base}-r{attempt}"
+
+
+def bot_idempotency_key(game_id: str, version: int, seat: int) -> str:
+    """The key every attempt at one bot turn submits with: at most one of them writes."""
+    return f"bot:{game_id}:{version}:{seat}"
+
+
+def bots_to_act(table: Table) -> list[int]:
+    """The bot seats that must act now (empty unless the game is running)."""
+    bots = table.bot_seats()
+    if not bots or table.status != RUNNING:
+        return []
+    return sorted(seat for seat in get_game(table.game).to_act(table.state) if seat in bots)
+
+
+@dataclass(frozen=True, slots=True)
+class BotQueue:
+    """The RQ queue of bot turns, with the job options every bot turn gets."""
+
+    queue: Queue
+    job_timeout_s: int
+
+    @classmethod
+    def of(cls, settings: Settings, client: Any) -> BotQueue:
+        # The think delay is spent inside the job, so it extends the job's timeout.
+        timeout = settings.bot_job_timeout_s + int(settings.bot_think_ms / 1000) + 1
+        return cls(Queue(settings.queue_name, connection=client), timeout)
+
+    def enqueue(self, game_id: str, version: int, seat: int, attempt: str | None = None) -> bool:
+        """Enqueue the turn of ``seat`` at ``version``; False if that job id exists already."""
+        try:
+            self.queue.enqueue_call(
+                BOT_JOB,
+                args=(game_id, version, seat),
+                job_id=bot_job_id(game_id, version, seat, attempt),
+                unique=True,
+                timeout=self.job_timeout_s,
+                retry=Retry(max=len(BOT_RETRY_INTERVALS), interval=list(BOT_RETRY_INTERVALS)),
+                result_ttl=BOT_RESULT_TTL,
+                failure_ttl=BOT_FAILURE_TTL,
+                description=f"bot turn: game {game_id} version {version} seat {seat}",
+            )
+        except DuplicateJobError:
+            return False
+        return True
+
+
+class RedisNotifier:
+    """The real :class:`service.app.application.Notifier` (see the module docstring)."""
+
+    def __init__(
+        self,
+        client: Any,
+        prefix: str,
+        bots: BotQueue,
+        *,
+        shards: int | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._redis = client
+        self._prefix = prefix
+        self._bots = bots
+        self._shards = feed.shards_from_env() if shards is None else shards
+        self._waiting = prefixed(prefix, BOTS_WAITING)
+        self._clock = clock
+
+    def after_append(self, game_id: str, table: Table) -> None:
+        try:
+            self._notify(game_id, table)
+        except Exception:  # the append stands; see the module docstring
+            log.exception("notifying after game %s version %s failed", game_id, table.version)
+
+    def _notify(self, game_id: str, table: Table) -> None:
+        if not table.bot_seats():  # the common case: one command, no pipeline to build
+            feed.publish(self._redis, self._prefix, game_id, table.version, shards=self._shards)
+            return
+        waiting = bots_to_act(table)
+        pipe = self._redis.pipeline(transaction=False)
+        # events.feed.publish only calls client.xadd, so a pipeline queues it.
+        feed.publish(pipe, self._prefix, game_id, table.version, shards=self._shards)
+        if waiting:
+            pipe.zadd(self._waiting, {game_id: self._clock()})
+        else:
+            pipe.zrem(self._waiting, game_id)
+        pipe.execute()
+        for seat in waiting:
+            self._bots.enqueue(game_id, table.version, seat)
+
+
+def default_notifier(settings: Settings, client: Any) -> RedisNotifier:
+    """The notifier of a real deployment: feed, index and queue on ``client``'s Redis."""
+    return RedisNotifier(client, settings.key_prefix, BotQueue.of(settings, client))

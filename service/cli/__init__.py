@@ -10,9 +10,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from service.cli import simulate, up
+from service.cli import export, import_history, projections, replay, simulate, up, verify
+from service.cli import health, serve, sweeper, worker
 
-COMMANDS = (simulate, up)
+COMMANDS = (simulate, up, export, verify, replay, import_history, projections, serve, worker, sweeper, health)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,6 +2,8 @@
 
 Deterministic: the same arguments print byte-identical output (no timings here;
 ``bench/engine_bench.py`` measures speed). Game ``k`` uses the seed ``f"{seed}:{k}"``.
+``--bots strong,greedy`` seats a bot of the given level on each seat instead
+(``engine.ai``; the strong bot with an iteration budget, so runs stay deterministic).
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import json
 from collections import Counter
 from typing import Any
 
+from engine.ai import LEVELS, bot_policy
 from engine.errors import RuleViolation
-from engine.playout import Playout, play
+from engine.playout import Playout, Policy, play
 from engine.registry import game_names, get_game
 
 
@@ -27,6 +30,14 @@ def add_parser(sub: Any) -> None:
         help="a game option, value as JSON (e.g. --option rounds=2 --option edition='\"classic\"')",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object per game")
+    p.add_argument(
+        "--bots", metavar="LEVELS",
+        help=f"one bot level per seat, comma-separated ({', '.join(LEVELS)}); default: all random",
+    )
+    p.add_argument(
+        "--budget", type=int, metavar="N",
+        help="simulations per decision of the strong bot (default: the game's, see docs/bots.md)",
+    )
     p.set_defaults(run=run)
 
 
@@ -42,6 +53,19 @@ def parse_options(pairs: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             options[name] = raw
     return options
+
+
+def parse_bots(raw: str | None, players: int) -> list[str] | None:
+    """``"strong,greedy"`` → ``["strong", "greedy"]``, one level per seat (None: no bots)."""
+    if raw is None:
+        return None
+    levels = [level.strip() for level in raw.split(",")]
+    unknown = [level for level in levels if level not in LEVELS]
+    if unknown:
+        raise SystemExit(f"--bots: unknown level {unknown[0]!r}; levels: {', '.join(LEVELS)}")
+    if len(levels) != players:
+        raise SystemExit(f"--bots needs one level per seat: {players} levels, got {len(levels)}")
+    return levels
 
 
 def game_record(seed: str, players: int, playout: Playout) -> dict[str, Any]:
@@ -62,13 +86,21 @@ def run(args: argparse.Namespace) -> int:
     game = get_game(args.game)
     if args.games < 1:
         raise SystemExit("--games must be at least 1")
+    if args.budget is not None and args.budget < 1:
+        raise SystemExit("--budget must be at least 1")
+    bots = parse_bots(args.bots, args.players)
+    policies: dict[int, Policy] | None = None
+    if bots is not None:
+        policies = {seat: bot_policy(args.game, level, args.budget) for seat, level in enumerate(bots)}
     try:
         options = game.validate_options(parse_options(args.option))
         records = []
         for k in range(args.games):
             seed = f"{args.seed}:{k}"
-            playout = play(game, args.players, seed.encode(), options)
+            playout = play(game, args.players, seed.encode(), options, policies)
             record = game_record(seed, args.players, playout)
+            if bots is not None:
+                record["bots"] = bots
             records.append(record)
             if args.json:
                 print(json.dumps(record, sort_keys=True), flush=True)
@@ -81,6 +113,8 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"{err.code}: {err.message}") from None
     if not args.json:
         print_summary(records, args.players)
+        if bots is not None:
+            print("bots per seat: " + ", ".join(f"{seat}: {level}" for seat, level in enumerate(bots)))
     return 0
 
 

@@ -1,0 +1,53 @@
+"""Schlitzohr's parts of the bots, bundled as a :class:`engine.ai.kit.GameKit`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from engine.ai.schlitzohr.evaluate import evaluate
+from engine.ai.schlitzohr.greedy import greedy, ranked
+from engine.ai.schlitzohr.observe import observe
+from engine.ai.schlitzohr.sampler import sample
+from engine.model import JSON
+from engine.rng import RandomSource
+from engine.schlitzohr.game import GAME
+from engine.schlitzohr.state import State
+
+PER_KIND = 3
+"""Candidates of one kind at most, so that a 6 weighs moving, peeking and placing."""
+
+
+class SchlitzohrKit:
+    """See :class:`engine.ai.kit.GameKit`."""
+
+    game = GAME
+    default_iterations = 240
+    horizon = 24
+
+    def seat(self, view: JSON) -> int:
+        seat = view["viewer"]
+        if not isinstance(seat, int):
+            raise ValueError("a bot needs a seat's view, not a spectator's")
+        return seat
+
+    def greedy(self, view: JSON, legal: Sequence[JSON]) -> JSON:
+        return greedy(view, legal)
+
+    def candidates(self, view: JSON, legal: Sequence[JSON], limit: int) -> list[JSON]:
+        out: list[JSON] = []
+        per_kind: dict[str, int] = {}
+        for _, command in ranked(observe(view), legal):
+            kind = command["kind"]
+            if per_kind.get(kind, 0) < PER_KIND:
+                per_kind[kind] = per_kind.get(kind, 0) + 1
+                out.append(command)
+        return out[:limit]
+
+    def sample(self, view: JSON, rng: RandomSource) -> State:
+        return sample(view, rng)
+
+    def evaluate(self, state: State, seat: int) -> float:
+        return evaluate(state, seat)
+
+
+KIT = SchlitzohrKit()

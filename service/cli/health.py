@@ -1,0 +1,57 @@
+"""``tabletop health PART``: exit 0 if that part of this host is healthy (container checks).
+
+- ``api``: ``GET <url>/healthz`` answers 200 (default ``http://127.0.0.1:8000``);
+- ``worker``: an RQ worker of this host listens on the bot queue and sent a heartbeat
+  within its TTL (RQ drops workers whose heartbeat expired);
+- ``sweeper``: the sweeper's heartbeat key (``<p>sweeper:alive``) exists;
+- ``redis``: Redis answers PING (also the projector's check: it has no port of its own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+import urllib.request
+from typing import Any
+
+from rq import Queue, Worker
+
+from events.keys import SWEEPER_ALIVE, prefixed
+from service.bootstrap import redis_client
+from service.settings import Settings
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("health", help="check one part of this host (for container health checks)")
+    p.add_argument("part", choices=("api", "worker", "sweeper", "redis"))
+    p.add_argument("--url", default="http://127.0.0.1:8000", help="the API's base URL (part api)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        healthy, detail = _check(args.part, args.url)
+    except Exception as exc:  # any failure to check is unhealthy, with its reason
+        healthy, detail = False, f"{type(exc).__name__}: {exc}"
+    print(
+        f"{args.part}: {'ok' if healthy else 'unhealthy'} ({detail})",
+        file=sys.stdout if healthy else sys.stderr,
+    )
+    return 0 if healthy else 1
+
+
+def _check(part: str, url: str) -> tuple[bool, str]:
+    if part == "api":
+        with urllib.request.urlopen(f"{url}/healthz", timeout=3) as response:
+            return response.status == 200, f"HTTP {response.status}"
+    settings = Settings.from_env()
+    client = redis_client(settings.redis_url)
+    if part == "redis":
+        return bool(client.ping()), "PING"
+    if part == "sweeper":
+        return client.exists(prefixed(settings.key_prefix, SWEEPER_ALIVE)) == 1, "heartbeat key"
+    queue = Queue(settings.queue_name, connection=client)
+    here = socket.gethostname()
+    mine = [w.name for w in Worker.all(queue=queue) if w.hostname == here]
+    return bool(mine), f"{len(mine)} worker(s) of {here} on {settings.queue_name}"

@@ -1,0 +1,46 @@
+"""``tabletop serve``: the HTTP API under gunicorn.
+
+The default worker class is ``gthread``: long polls (``wait=``) and event streams
+hold a request open for up to ``TABLETOP_LONG_POLL_MAX_S``, which would block a whole
+``sync`` worker. ``sync`` is there for benchmarks and plain request/response loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from service.runner.gunicorn import API_FACTORY, ServerOptions, serve
+from service.settings import Settings
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("serve", help="run the HTTP API under gunicorn")
+    p.add_argument("--bind", default="127.0.0.1:8000", help="host:port to listen on")
+    p.add_argument("--workers", type=int, default=default_workers(), help="worker processes")
+    p.add_argument("--worker-class", choices=("sync", "gthread"), default="gthread")
+    p.add_argument(
+        "--threads",
+        type=int,
+        help="threads per gthread worker (default: the API's gunicorn config)",
+    )
+    p.add_argument("--access-log", action="store_true", help="log every request to stdout")
+    p.add_argument(
+        "--app", default=API_FACTORY, help="WSGI app factory module:function (benchmarks)"
+    )
+    p.set_defaults(run=run)
+
+
+def default_workers() -> int:
+    """One worker per core, at least two (Redis and the bots need the rest)."""
+    return max(2, os.cpu_count() or 1)
+
+
+def run(args: argparse.Namespace) -> int:
+    Settings.from_env()  # fail now on a bad TABLETOP_* value, not in each worker
+    options = ServerOptions(
+        args.bind, args.workers, args.worker_class, args.threads, args.access_log
+    )
+    serve(options, args.app)
+    return 0

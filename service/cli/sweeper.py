@@ -1,0 +1,36 @@
+"""``tabletop sweeper``: re-enqueue bot turns that stalled (see ``workers/sweeper.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+from types import FrameType
+from typing import Any
+
+from service.bootstrap import build
+from workers.sweeper import run as sweep_forever
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser(
+        "sweeper", help="re-enqueue bot turns that waited longer than TABLETOP_BOT_STALL_S"
+    )
+    p.add_argument("--log-level", default="INFO")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=args.log_level.upper(), format="%(asctime)s sweeper %(levelname)s %(message)s"
+    )
+    stop = threading.Event()
+
+    def request_stop(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+    sweep_forever(build(), stop)
+    return 0

@@ -1,0 +1,42 @@
+"""``tabletop worker``: an RQ worker that plays bot turns (``workers.bots.play_bot_turn``).
+
+It listens on ``TABLETOP_QUEUE_NAME`` and runs RQ's scheduler too, which moves
+retried jobs (``Retry`` with intervals) back to the queue when they are due; several
+workers share one scheduler through RQ's lock.
+
+``--worker-class simple`` (the default) runs jobs in the worker process itself: a bot
+turn is a few milliseconds of Python, cheaper than the fork RQ's default ``Worker``
+makes per job, and the process keeps its table cache and Redis pool between turns.
+Job timeouts still hold (RQ's SIGALRM death penalty). ``fork`` isolates each job in a
+child process. SIGTERM or SIGINT: finish the current job, then stop (RQ's warm shutdown).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rq import Queue, SimpleWorker, Worker
+
+from service.bootstrap import build
+from workers import bots
+
+WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
+
+
+def add_parser(sub: Any) -> None:
+    p = sub.add_parser("worker", help="run an RQ worker that plays bot turns")
+    p.add_argument("--burst", action="store_true", help="quit once the queue is empty")
+    p.add_argument("--worker-class", choices=sorted(WORKER_CLASSES), default="simple")
+    p.add_argument("--name", help="worker name (default: RQ's random one)")
+    p.add_argument("--log-level", default="INFO", help="RQ's log level (INFO logs every job)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    svc = build()
+    bots.use_services(svc)
+    queue = Queue(svc.settings.queue_name, connection=svc.redis)
+    worker = WORKER_CLASSES[args.worker_class]([queue], connection=svc.redis, name=args.name)
+    worker.work(burst=args.burst, with_scheduler=True, logging_level=args.log_level)
+    return 0

@@ -1,0 +1,62 @@
+"""The REST API: a Flask app factory and one blueprint per area.
+
+``create_app()`` builds everything from ``TABLETOP_*`` environment variables;
+tests pass ``services`` (built with ``service.bootstrap.build``) or ``settings``.
+Handlers are thin: parse (``body``, ``schemas``), call the application layer,
+serialise (``responses``); errors become ``application/problem+json``
+(``problems``). The contract is ``openapi.yaml`` at the project root, served at
+``/openapi.yaml`` and rendered at ``/docs``.
+
+Areas: ``catalogue`` (games, options, commands), ``lobby`` (create, list, join,
+leave), ``players`` (totals), ``play`` (view, legal commands, commands),
+``history`` (pages, SSE), ``audit`` (export, verify), ``ops`` (health, readiness,
+metrics, docs).
+"""
+
+from __future__ import annotations
+
+from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from events.projections import ProjectionReader
+from service.bootstrap import Services, build
+from service.http import (
+    audit,
+    catalogue,
+    context,
+    history,
+    lobby,
+    metrics,
+    ops,
+    play,
+    players,
+    problems,
+    ratelimit,
+)
+from service.settings import Settings
+
+
+def create_app(settings: Settings | None = None, services: Services | None = None) -> Flask:
+    """The API app. ``services`` wins over ``settings`` (pass one of them, or neither to
+    read the environment); TypeError if both are given."""
+    if settings is not None and services is not None:
+        raise TypeError("pass settings or services, not both (services carry their settings)")
+    services = services or build(settings)
+    settings = services.settings
+    app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
+    app.extensions[context.EXTENSION] = services
+    app.extensions[context.READS] = ProjectionReader(
+        services.redis, services.store, services.store.prefix
+    )
+    if settings.trusted_proxies:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
+    metrics.register(app)  # first: the timer starts before any other hook can refuse
+    limiter = ratelimit.RateLimiter(
+        services.redis, services.store.prefix, settings.rate_limit_per_minute
+    )
+    ratelimit.register(app, limiter)
+    problems.register(app)
+    for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
+        app.register_blueprint(blueprint)
+    return app

@@ -1,0 +1,35 @@
+"""Gunicorn settings the API needs; load with ``gunicorn -c python:service.http.gunicorn_config``.
+
+- ``gthread`` workers: an SSE stream or a long poll holds a thread, not a process.
+- With ``PROMETHEUS_MULTIPROC_DIR`` set (an empty writable directory, in the
+  environment of the master before it starts), every worker writes its metrics
+  there and ``/metrics`` sums them; ``child_exit`` marks a dead worker's gauges dead.
+
+Command-line options (``--bind``, ``--workers``, ``--threads``) override these.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+worker_class = "gthread"
+threads = 16
+"""Threads per worker: the most concurrent streams and long polls one worker holds."""
+
+timeout = 120
+"""Seconds a worker may stay silent; above ``sse_max_s`` and ``long_poll_max_s``."""
+
+keepalive = 5
+
+control_socket_disable = True
+"""gunicorn >= 25.1 opens a control socket at one per-user path; two servers of one user
+(tests, a bench beside a server) would take it from each other. Older versions ignore it."""
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """Tell prometheus_client a worker is gone (multiprocess mode only)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]

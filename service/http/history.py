@@ -1,0 +1,71 @@
+"""History: a game's events as the caller may see them -- pages, and a live SSE stream.
+
+Viewers: a seat token sees its own private facts, no token is a spectator, the
+admin token sees everything (``auth.history_viewer``). After the game has ended the
+whole history is public. Pages are ranges of versions: ``?after=v&limit=n`` gives
+versions ``v+1 .. v+n``; ``next_after`` (and a ``Link: rel="next"`` header) names
+the next page while there is one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, Response, request
+
+from service.http import auth, body, context, games, schemas, sse
+from service.http.problems import Problem
+from service.http.responses import json_response
+
+_EVENT_ID = re.compile(r"[0-9]{1,18}")
+
+bp = Blueprint("history", __name__, url_prefix="/v1/games")
+bp.url_value_preprocessor(games.check_game_id)
+
+
+@bp.get("/<game_id>/events")
+def events(game_id: str) -> Response:
+    query = body.query(schemas.PAGE)
+    body.check_page_limit(query["limit"])
+    viewer = auth.history_viewer(game_id)
+    page = context.queries().history(game_id, viewer, query["after"], query["limit"])
+    headers = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
+    if page["next_after"] is not None:
+        headers["Link"] = (
+            f'</v1/games/{game_id}/events?after={page["next_after"]}&limit={query["limit"]}>; rel="next"'
+        )
+    return json_response(page, headers=headers)
+
+
+@bp.get("/<game_id>/events/stream")
+def stream(game_id: str) -> Response:
+    query = body.query(schemas.STREAM_QUERY)
+    after = _resume_point(query.get("after"))
+    viewer = auth.history_viewer(game_id)
+    context.queries().view(game_id, None)  # 404 for an unknown game, before the stream starts
+    settings = context.settings()
+    text = sse.event_stream(
+        context.services().store,
+        game_id,
+        viewer,
+        after,
+        settings.sse_max_s,
+        settings.sse_heartbeat_s,
+    )
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(text, mimetype="text/event-stream", headers=headers)
+
+
+def _resume_point(after: int | None) -> int:
+    """Where a stream starts: ``Last-Event-ID`` (sent by a reconnecting EventSource, so it
+    wins over the ``after`` of the URL it reconnects to), else ``after``, else 0."""
+    header = request.headers.get("Last-Event-ID")
+    if header is None:
+        return after or 0
+    if not _EVENT_ID.fullmatch(header.strip()):
+        raise Problem(
+            400,
+            "invalid_header",
+            "Last-Event-ID must be an event id (a version) sent by this stream",
+        )
+    return int(header.strip())

@@ -1,0 +1,90 @@
+"""The lobby: create a game, list games, take a seat (the token is shown once), leave before the start.
+
+A game starts when its last seat is taken; seats given to bots at creation are
+taken at once. Joining answers with the seat's token and its view; the token is
+stored only as a hash, so it cannot be shown again (``Cache-Control: no-store``).
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from engine.errors import INVALID_SEAT, RuleViolation
+from service.app.errors import Forbidden
+from service.http import auth, body, context, games, schemas
+from service.http.problems import Problem
+from service.http.responses import json_response
+from service.http.versions import etag, version_headers
+
+bp = Blueprint("lobby", __name__, url_prefix="/v1/games")
+bp.url_value_preprocessor(games.check_game_id)
+
+
+@bp.post("")
+def create_game() -> Response:
+    body.no_query()
+    request = body.json_body(schemas.CREATE_GAME)
+    players: int = request["players"]
+    levels: list[str | None] = [None] * players
+    for seat, level in request["bots"].items():
+        if int(seat) >= players:
+            raise RuleViolation(
+                INVALID_SEAT, f"no seat {seat} in a game of {players}", {"seats": players}
+            )
+        levels[int(seat)] = level
+    view = context.application().create_game(request["game"], request["options"], levels)
+    headers = {**version_headers(view["version"]), "Location": f"/v1/games/{view['game_id']}"}
+    return json_response(view, 201, headers)
+
+
+@bp.get("")
+def list_games() -> Response:
+    """Games newest first, filtered by type and status, a page at a time (from the lobby
+    read model: a game appears once the projector has seen it)."""
+    query = body.query(schemas.GAME_LIST)
+    body.check_page_limit(query["limit"])
+    try:
+        page = context.reads().list_games(
+            status=query.get("status"),
+            game_type=query.get("game"),
+            cursor=query.get("cursor"),
+            limit=query["limit"],
+        )
+    except ValueError:  # the only input left unchecked here is the opaque cursor
+        raise Problem(
+            400,
+            "invalid_parameter",
+            "invalid cursor",
+            errors={"cursor": ["not a cursor of this API"]},
+        ) from None
+    return json_response(page.to_json(), headers={"Cache-Control": "no-cache"})
+
+
+@bp.post("/<game_id>/seats")
+def join(game_id: str) -> Response:
+    body.no_query()
+    request = body.json_body(schemas.JOIN)
+    joined = context.application().join(game_id, request["name"], request["seat"])
+    document = {
+        "game_id": joined.game_id,
+        "seat": joined.seat,
+        "token": joined.token,
+        "view": joined.view,
+    }
+    headers = {
+        "Location": f"/v1/games/{game_id}/seats/{joined.seat}",
+        "Cache-Control": "no-store",  # the token is shown once and must not be cached anywhere
+        "ETag": etag(joined.view["version"]),
+    }
+    return json_response(document, 201, headers)
+
+
+@bp.delete("/<game_id>/seats/<int:seat>")
+def leave(game_id: str, seat: int) -> Response:
+    body.no_query()
+    token = auth.required_token()
+    holder = context.application().seat_of(game_id, token)
+    if holder != seat:
+        raise Forbidden(f"this token holds seat {holder}, not seat {seat}", seat=holder)
+    view = context.application().leave(game_id, token)
+    return json_response(view, headers=version_headers(view["version"]))

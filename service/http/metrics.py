@@ -1,0 +1,79 @@
+"""Prometheus metrics: requests, latency, commands, conflicts, rule violations, rate limits.
+
+Under gunicorn with several worker processes, set ``PROMETHEUS_MULTIPROC_DIR`` to an
+empty, writable directory in the environment of the gunicorn master *before it
+starts* (prometheus_client decides at import time where values live), and load
+``service.http.gunicorn_config`` so that a dead worker's files are marked dead.
+``/metrics`` then aggregates every worker. Without the variable the process's own
+registry is served (one process, e.g. tests or ``flask run``).
+
+Routes are labelled by their URL rule (``/v1/games/<game_id>``), never by the raw
+path, so label cardinality stays bounded.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from flask import Flask, Response, g, request
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client import multiprocess
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+REQUESTS = Counter(
+    "tabletop_http_requests_total", "HTTP requests answered", ["method", "route", "status"]
+)
+LATENCY = Histogram(
+    "tabletop_http_request_duration_seconds",
+    "Time to produce a response (for streams: until the stream starts)",
+    ["method", "route"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+COMMANDS = Counter("tabletop_commands_total", "Game commands accepted", ["game"])
+CONFLICTS = Counter("tabletop_version_conflicts_total", "Commands refused for a stale version")
+RULE_VIOLATIONS = Counter(
+    "tabletop_rule_violations_total", "Requests refused by a game or table rule", ["code"]
+)
+RATE_LIMITED = Counter("tabletop_rate_limited_total", "Requests refused by the rate limit")
+
+
+def _route() -> str:
+    rule = request.url_rule
+    return rule.rule if rule is not None else "unmatched"
+
+
+def _start() -> None:
+    g.metrics_start = time.perf_counter()
+
+
+def _finish(response: Response) -> Response:
+    start = g.get("metrics_start")
+    if start is not None:
+        route = _route()
+        LATENCY.labels(request.method, route).observe(time.perf_counter() - start)
+        REQUESTS.labels(request.method, route, str(response.status_code)).inc()
+    return response
+
+
+def exposition() -> Response:
+    """The metrics in Prometheus' text format (all workers in multiprocess mode)."""
+    registry = REGISTRY
+    if os.environ.get(MULTIPROC_ENV):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    return Response(generate_latest(registry), mimetype=None, content_type=CONTENT_TYPE_LATEST)
+
+
+def register(app: Flask) -> None:
+    """Time and count every request of ``app``."""
+    app.before_request(_start)
+    app.after_request(_finish)

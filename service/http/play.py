@@ -1,0 +1,72 @@
+"""Play: the caller's view (ETag, long poll, past versions), the legal commands, commands.
+
+- ``GET /v1/games/{id}``: a seat token gives that seat's view, none the spectator's.
+  ``ETag: "<version>"``; ``If-None-Match`` -> 304. ``?wait=s&after=v`` blocks until
+  the version exceeds ``v`` (default: the ``If-None-Match`` version, else the current
+  one) or ``wait`` seconds pass (at most ``long_poll_max_s``), then answers as usual.
+  ``?at=n`` is the view right after version ``n`` (a replay).
+- ``GET /v1/games/{id}/legal``: who must act, and the caller's legal commands.
+- ``POST /v1/games/{id}/commands``: ``{"command": {...}, "expected_version": n}``
+  (or ``If-Match: "n"``) with an optional ``Idempotency-Key``; answers the outcome
+  (the new view and the events as the caller may see them) with the new ETag.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from service.http import auth, body, context, games, metrics, schemas, versions
+from service.http.problems import Problem
+from service.http.responses import json_response
+
+bp = Blueprint("play", __name__, url_prefix="/v1/games")
+bp.url_value_preprocessor(games.check_game_id)
+
+
+@bp.get("/<game_id>")
+def view(game_id: str) -> Response:
+    query = body.query(schemas.VIEW_QUERY)
+    seat = auth.caller_seat(game_id)
+    if "at" in query:
+        if "wait" in query or "after" in query:
+            raise Problem(400, "invalid_parameter", "at cannot be combined with wait or after")
+        document = context.queries().view(game_id, seat, at=query["at"])
+    else:
+        document = context.queries().view(game_id, seat)
+        wait = min(query.get("wait", 0.0), context.settings().long_poll_max_s)
+        after = query.get("after", versions.if_none_match_version())
+        after = document["version"] if after is None else after
+        if wait > 0 and document["version"] <= after:
+            context.queries().wait_for(game_id, after, wait)
+            document = context.queries().view(game_id, seat)
+    return _conditional(document)
+
+
+@bp.get("/<game_id>/legal")
+def legal(game_id: str) -> Response:
+    body.no_query()
+    seat = auth.caller_seat(game_id)
+    return _conditional(context.queries().legal(game_id, seat))
+
+
+@bp.post("/<game_id>/commands")
+def submit(game_id: str) -> Response:
+    body.no_query()
+    token = auth.required_token()
+    request = body.json_body(schemas.SUBMIT)
+    expected = versions.expected_version(request["expected_version"])
+    key = versions.idempotency_key()
+    outcome = context.application().submit(game_id, token, request["command"], expected, key)
+    metrics.COMMANDS.labels(outcome["view"]["game"]).inc()
+    return json_response(outcome, headers=versions.version_headers(outcome["version"]))
+
+
+def _conditional(document: dict[str, object]) -> Response:
+    """``document`` with its version's ETag, or 304 if the client has that version."""
+    version = int(document["version"])  # type: ignore[call-overload]
+    headers = versions.version_headers(version)
+    if versions.not_modified(version):
+        response = Response(status=304)
+        response.headers.update(headers)
+        return response
+    return json_response(document, headers=headers)

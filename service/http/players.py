@@ -1,0 +1,22 @@
+"""Player totals over finished games, by player name (from the projector's read model)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from engine.table import MAX_NAME_LENGTH
+from service.http import body, context
+from service.http.problems import Problem
+from service.http.responses import json_response
+
+bp = Blueprint("players", __name__, url_prefix="/v1/players")
+
+
+@bp.get("/<name>")
+def totals(name: str) -> Response:
+    body.no_query()
+    if not 0 < len(name) <= MAX_NAME_LENGTH:
+        raise Problem(404, "player_not_found", "no player can have this name")
+    return json_response(
+        context.reads().player_totals(name).to_json(), headers={"Cache-Control": "no-cache"}
+    )

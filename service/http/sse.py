@@ -1,0 +1,77 @@
+"""Server-Sent Events: a game's events as one viewer may see them, gap-free and resumable.
+
+Wire format per event (https://html.spec.whatwg.org/multipage/server-sent-events.html)::
+
+    id: <version>
+    event: <event type>
+    data: <the redacted envelope as JSON, one line>
+
+Guarantees:
+
+- Events arrive in version order, each exactly once per stream, starting right
+  after the version the client names (``Last-Event-ID`` or ``?after=``). A client
+  that reconnects with the last ``id`` it saw misses nothing and sees nothing twice.
+- Each event is redacted for the stream's viewer by the store's read path
+  (``events.redaction``), with the finished flag read after the events -- so an
+  event is shown in full only if the game had ended when it was sent.
+- The stream is bounded: it ends after ``max_s`` seconds, or once the game has
+  finished and everything up to its last event was sent. Idle periods are broken by
+  a comment line every ``heartbeat_s`` so proxies keep the connection and a gone
+  client is noticed (the next write fails and the generator is closed).
+
+Each open stream holds one worker thread and one Redis connection blocked in
+``XREAD BLOCK``: run the API with a threaded worker class (gunicorn ``gthread``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+
+from events.envelope import Envelope
+from events.redaction import Viewer
+from events.redis_reader import RedisEventReader
+
+BATCH = 100
+"""Most events one XREAD returns."""
+
+RETRY_MS = 1000
+"""Reconnection delay the stream suggests to EventSource clients."""
+
+FINAL_EVENT = "SeedRevealed"
+"""The last event of every finished game."""
+
+
+def format_event(envelope: Envelope) -> str:
+    """One SSE message for ``envelope`` (JSON never contains a raw newline)."""
+    data = json.dumps(envelope.to_json(), separators=(",", ":"))
+    return f"id: {envelope.version}\nevent: {envelope.type}\ndata: {data}\n\n"
+
+
+def event_stream(
+    store: RedisEventReader,
+    game_id: str,
+    viewer: Viewer,
+    after: int,
+    max_s: float,
+    heartbeat_s: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[str]:
+    """The SSE text of ``game_id``'s events after version ``after`` for ``viewer``."""
+    deadline = clock() + max_s
+    yield f"retry: {RETRY_MS}\n\n"
+    head = store.head(game_id)
+    if head.finished and after >= head.version:
+        return
+    while (remaining := deadline - clock()) > 0:
+        block_ms = max(1, int(min(heartbeat_s, remaining) * 1000))
+        batch = store.tail(game_id, after, viewer, block_ms=block_ms, count=BATCH)
+        if not batch:
+            yield ": heartbeat\n\n"
+            continue
+        for envelope in batch:
+            yield format_event(envelope)
+        after = batch[-1].version
+        if batch[-1].type == FINAL_EVENT:
+            return

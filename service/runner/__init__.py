@@ -1,0 +1,1 @@
+"""Running the service's processes: embedded Redis, gunicorn, the supervisor of ``tabletop up``."""

@@ -1,0 +1,120 @@
+"""Gunicorn, embedded: serve a WSGI app factory with settings given in code.
+
+``tabletop serve`` and the API bench both go through :func:`serve`, so the bench's
+bare endpoint and the real API run under exactly the same server settings.
+
+The settings start from the API's own gunicorn config module
+(``service.http.gunicorn_config``: thread count, timeouts, the metrics hook), and the
+operator's choices (:class:`ServerOptions`) override them.
+
+Metrics: under several worker processes ``prometheus_client`` needs
+``PROMETHEUS_MULTIPROC_DIR`` set *before* the workers import it. :func:`serve` points
+it at a fresh temporary directory when the environment names none and removes that
+directory on exit (the config module's ``child_exit`` marks dead workers' files).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+from gunicorn.config import KNOWN_SETTINGS
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+API_FACTORY = "service.http:create_app"
+"""The tabletop API's app factory, called without arguments in each worker."""
+
+CONFIG_MODULE = "service.http.gunicorn_config"
+"""Gunicorn settings the API needs, as a module of ``name = value`` lines."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerOptions:
+    """What ``tabletop serve`` lets an operator choose (None: the config module's value)."""
+
+    bind: str = "127.0.0.1:8000"
+    workers: int = 2
+    worker_class: str = "gthread"
+    threads: int | None = None
+    access_log: bool = False
+
+
+def load_factory(path: str) -> Callable[[], Any]:
+    """``module:function`` -> the function (ValueError for a malformed path)."""
+    module, _, name = path.partition(":")
+    if not module or not name:
+        raise ValueError(f"an app factory is module:function, got {path!r}")
+    factory: Callable[[], Any] = getattr(importlib.import_module(module), name)
+    return factory
+
+
+def module_settings(name: str = CONFIG_MODULE) -> dict[str, Any]:
+    """The gunicorn settings a config module defines (other names in it are ignored)."""
+    known = {setting.name for setting in KNOWN_SETTINGS}
+    return {
+        key: value for key, value in vars(importlib.import_module(name)).items() if key in known
+    }
+
+
+class EmbeddedGunicorn(BaseApplication):  # type: ignore[misc]  # gunicorn is untyped
+    """A gunicorn application whose settings come from a mapping, not argv."""
+
+    def __init__(self, factory: str, settings: Mapping[str, Any]) -> None:
+        self._factory = factory
+        self._settings = dict(settings)
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self._settings.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        # Called in each worker after the fork: every worker builds its own services.
+        return load_factory(self._factory)()
+
+
+def gunicorn_settings(options: ServerOptions) -> dict[str, Any]:
+    """The config module's settings, overridden by ``options``."""
+    settings = module_settings()
+    settings.update(
+        bind=[options.bind],
+        workers=options.workers,
+        worker_class=options.worker_class,
+        accesslog="-" if options.access_log else None,
+        errorlog="-",
+        proc_name="tabletop-api",
+    )
+    if options.threads is not None:
+        settings["threads"] = options.threads
+    if options.worker_class == "sync":
+        settings["threads"] = 1  # gunicorn turns "sync" with threads > 1 into gthread
+    if "control_socket_disable" in {s.name for s in KNOWN_SETTINGS}:
+        # gunicorn >= 25.1 opens a control socket at one per-user path by default, so
+        # two servers of one user (the bench, parallel tests) would take it from each other.
+        settings["control_socket_disable"] = True
+    return settings
+
+
+def serve(options: ServerOptions, factory: str = API_FACTORY) -> None:
+    """Run gunicorn in this process until it is stopped (SIGTERM: graceful, SIGINT: quick).
+
+    Exits via SystemExit like gunicorn's own command; the temporary metrics directory
+    is removed either way.
+    """
+    own_dir = None
+    if not os.environ.get(MULTIPROC_ENV):  # before anything imports prometheus_client
+        own_dir = tempfile.mkdtemp(prefix="tabletop-metrics-")
+        os.environ[MULTIPROC_ENV] = own_dir
+    try:
+        load_factory(factory)  # fail here, once, rather than in every worker
+        EmbeddedGunicorn(factory, gunicorn_settings(options)).run()
+    finally:
+        if own_dir is not None:
+            shutil.rmtree(own_dir, ignore_errors=True)

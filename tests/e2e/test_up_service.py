@@ -1,0 +1,131 @@
+"""``tabletop up`` as a person runs it: a real process tree, HTTP on a free port, Ctrl-C.
+
+It starts the embedded Redis, the API, a bot worker, the projector and the sweeper;
+an all-bot game created over HTTP plays to its end by itself; SIGINT stops every
+process ``up`` started and ``up`` exits 0.
+"""
+
+from __future__ import annotations
+
+import queue
+import re
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
+
+import psutil
+import pytest
+import requests
+from support.processes import service_env, start_tabletop, stop_process, wait_until
+
+from events.redis_server import free_port
+
+UP_TIMEOUT_S = 60.0
+URL_LINE = re.compile(r"tabletop: up at (http://\S+)")
+
+
+class Output:
+    """Drains a pipe in a thread (children share it: a full pipe would block them)."""
+
+    def __init__(self, pipe: IO[str]) -> None:
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self._pipe = pipe
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        for line in self._pipe:
+            self.lines.put(line)
+
+    def close(self, timeout: float = 10.0) -> None:
+        """Close the pipe once every writer is gone (EOF ends the drain)."""
+        self._thread.join(timeout)
+        self._pipe.close()
+
+    def wait_for(self, pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
+        def probe() -> re.Match[str] | None:
+            while not self.lines.empty():
+                line = self.lines.get()
+                self.seen.append(line)
+                found = pattern.search(line)
+                if found:
+                    return found
+            return None
+
+        try:
+            return wait_until(probe, timeout, f"a line matching {pattern.pattern}")
+        except AssertionError:
+            raise AssertionError("".join(self.seen)) from None
+
+
+@pytest.fixture
+def up(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Output]]:
+    env = service_env("", "tt-e2e:", "tt-e2e-bots")
+    del env["TABLETOP_REDIS_URL"]  # no Redis given: up starts the embedded one
+    args = [
+        "up",
+        "--port",
+        str(free_port()),
+        "--redis-port",
+        str(free_port()),
+        "--data-dir",
+        str(tmp_path),
+        "--workers",
+        "1",
+        "--bot-workers",
+        "1",
+    ]
+    process = start_tabletop(args, env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert process.stdout is not None
+    output = Output(process.stdout)
+    try:
+        yield process, output
+    finally:
+        if process.poll() is None:
+            for child in psutil.Process(process.pid).children(recursive=True):
+                child.kill()
+            stop_process(process, signal.SIGKILL)
+        output.close()
+
+
+def test_up_serves_plays_bot_games_and_stops_everything_on_ctrl_c(
+    up: tuple[subprocess.Popen[str], Output],
+) -> None:
+    process, output = up
+    url = output.wait_for(URL_LINE, UP_TIMEOUT_S).group(1)
+    assert requests.get(f"{url}/healthz", timeout=5).status_code == 200
+    assert any("admin token (shown once)" in line for line in output.seen)
+    created = requests.post(
+        f"{url}/v1/games",
+        json={
+            "game": "schlitzohr",
+            "players": 2,
+            "bots": {"0": "random", "1": "greedy"},
+            "options": {"turn_cap": 10},
+        },
+        timeout=5,
+    )
+    assert created.status_code == 201, created.text
+    game_url = f"{url}/v1/games/{created.json()['game_id']}"
+    final = wait_until(lambda: _finished(game_url), UP_TIMEOUT_S, "the all-bot game to finish")
+    assert final["result"]["winners"] and final["seed"]
+
+    family = psutil.Process(process.pid).children(recursive=True)
+    names = " ".join(" ".join(p.cmdline()) for p in family)
+    for part in ("redis-server", "serve", "worker", "sweeper", "workers.projector"):
+        assert part in names
+    process.send_signal(
+        signal.SIGINT
+    )  # what Ctrl-C sends (only to up: children have groups of their own)
+    assert process.wait(UP_TIMEOUT_S) == 0
+    left = [p for p in family if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+    assert left == []
+
+
+def _finished(game_url: str) -> dict[str, object] | None:
+    view = requests.get(game_url, timeout=5).json()
+    return view if view["status"] == "finished" else None

@@ -1,0 +1,497 @@
+"""Every error path: a 4xx application/problem+json with a stable code, and no new event.
+
+Each case runs against a running two-seat game and checks the game's head before
+and after: a refused request writes nothing. The contract client checks every
+answer against openapi.yaml on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+from flask import Flask
+from support.http_setup import ADMIN_TOKEN, app_settings, make_app
+from support.http_games import FlaskApi, Reply, create_game, seat_everyone
+from support.redis import TestRedis
+
+from service.bootstrap import Services
+from service.http.ratelimit import retry_after
+
+pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api
+
+
+@dataclass
+class Game:
+    id: str
+    tokens: list[str]
+    version: int
+
+    @property
+    def commands(self) -> str:
+        return f"/v1/games/{self.id}/commands"
+
+
+@pytest.fixture
+def game(api: FlaskApi) -> Game:
+    game_id = create_game(api, "schlitzohr", 2)
+    tokens = seat_everyone(api, game_id, 2)
+    return Game(game_id, tokens, api.call("GET", f"/v1/games/{game_id}").body["version"])
+
+
+def raw(app: Flask, path: str, **kwargs: Any) -> Reply:
+    """A request with a hand-made body (malformed JSON, wrong types) through the contract client."""
+    response = app.test_client().open(path, **kwargs)
+    body = response.get_json(silent=True) if response.is_json else response.data
+    return Reply(response.status_code, dict(response.headers), body)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def roll(version: int | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"command": {"kind": "roll"}}
+    if version is not None:
+        body["expected_version"] = version
+    return body
+
+
+CASES: dict[str, tuple[int, str, Callable[[FlaskApi, Flask, Game], Reply]]] = {
+    "unknown game": (
+        404,
+        "game_not_found",
+        lambda a, f, g: a.call(
+            "POST", "/v1/games/nosuchgame/commands", token=g.tokens[0], body=roll(1)
+        ),
+    ),
+    "impossible game id": (
+        404,
+        "game_not_found",
+        lambda a, f, g: a.call("GET", "/v1/games/no.such.game"),
+    ),
+    "missing token": (
+        401,
+        "unauthenticated",
+        lambda a, f, g: a.call("POST", g.commands, body=roll(g.version)),
+    ),
+    "bad token": (
+        401,
+        "unauthenticated",
+        lambda a, f, g: a.call(
+            "POST", g.commands, token=g.tokens[0][:-3] + "abc", body=roll(g.version)
+        ),
+    ),
+    "not a bearer header": (
+        401,
+        "unauthenticated",
+        lambda a, f, g: a.call("GET", f"/v1/games/{g.id}", headers={"Authorization": "Basic eDp5"}),
+    ),
+    "token of another game": (
+        401,
+        "unauthenticated",
+        lambda a, f, g: a.call(
+            "GET", f"/v1/games/{create_game(a, 'abluxxen', 2)}", token=g.tokens[0]
+        ),
+    ),
+    "leaving another seat": (
+        403,
+        "forbidden",
+        lambda a, f, g: a.call("DELETE", f"/v1/games/{g.id}/seats/1", token=g.tokens[0]),
+    ),
+    "admin token sending a command": (
+        403,
+        "forbidden",
+        lambda a, f, g: a.call("POST", g.commands, token=ADMIN_TOKEN, body=roll(g.version)),
+    ),
+    "out of turn": (
+        422,
+        "not_your_turn",
+        lambda a, f, g: a.call("POST", g.commands, token=g.tokens[1], body=roll(g.version)),
+    ),
+    "illegal command": (
+        422,
+        "wrong_phase",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body={"command": {"kind": "peek"}, "expected_version": g.version},
+        ),
+    ),
+    "malformed command": (
+        422,
+        "malformed_command",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body={"command": {"kind": "roll", "die": 6}, "expected_version": g.version},
+        ),
+    ),
+    "unknown command": (
+        422,
+        "unknown_command",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body={"command": {"kind": "cheat"}, "expected_version": g.version},
+        ),
+    ),
+    "stale version": (
+        409,
+        "version_conflict",
+        lambda a, f, g: a.call("POST", g.commands, token=g.tokens[0], body=roll(g.version - 1)),
+    ),
+    "stale If-Match": (
+        409,
+        "version_conflict",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body=roll(),
+            headers={"If-Match": f'"{g.version + 7}"'},
+        ),
+    ),
+    "no version": (
+        428,
+        "version_required",
+        lambda a, f, g: a.call("POST", g.commands, token=g.tokens[0], body=roll()),
+    ),
+    "If-Match and body disagree": (
+        400,
+        "version_mismatch",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body=roll(g.version),
+            headers={"If-Match": f'"{g.version - 1}"'},
+        ),
+    ),
+    "weak If-Match": (
+        400,
+        "invalid_header",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body=roll(),
+            headers={"If-Match": f'W/"{g.version}"'},
+        ),
+    ),
+    "idempotency key too long": (
+        400,
+        "invalid_header",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body=roll(g.version),
+            headers={"Idempotency-Key": "k" * 201},
+        ),
+    ),
+    "malformed JSON": (
+        400,
+        "malformed_json",
+        lambda a, f, g: raw(
+            f,
+            g.commands,
+            method="POST",
+            data='{"command": ',
+            content_type="application/json",
+            headers=bearer(g.tokens[0]),
+        ),
+    ),
+    "NaN is not JSON": (
+        400,
+        "malformed_json",
+        lambda a, f, g: raw(
+            f,
+            g.commands,
+            method="POST",
+            data='{"command": {"kind": "roll"}, "expected_version": NaN}',
+            content_type="application/json",
+            headers=bearer(g.tokens[0]),
+        ),
+    ),
+    "absurd nesting": (
+        400,
+        "malformed_json",
+        lambda a, f, g: raw(
+            f,
+            g.commands,
+            method="POST",
+            data="[" * 8000 + "]" * 8000,
+            content_type="application/json",
+            headers=bearer(g.tokens[0]),
+        ),
+    ),
+    "body not an object": (
+        422,
+        "invalid_body",
+        lambda a, f, g: a.call("POST", g.commands, token=g.tokens[0], body=[1, 2]),
+    ),
+    "unknown field": (
+        422,
+        "invalid_body",
+        lambda a, f, g: a.call(
+            "POST", g.commands, token=g.tokens[0], body={**roll(g.version), "seat": 1}
+        ),
+    ),
+    "missing field": (
+        422,
+        "invalid_body",
+        lambda a, f, g: a.call(
+            "POST", g.commands, token=g.tokens[0], body={"expected_version": g.version}
+        ),
+    ),
+    "wrong type": (
+        422,
+        "invalid_body",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body={"command": {"kind": "roll"}, "expected_version": "7"},
+        ),
+    ),
+    "boolean for an integer": (
+        422,
+        "invalid_body",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body={"command": {"kind": "roll"}, "expected_version": True},
+        ),
+    ),
+    "oversized body": (
+        413,
+        "body_too_large",
+        lambda a, f, g: a.call(
+            "POST",
+            g.commands,
+            token=g.tokens[0],
+            body={"command": {"kind": "roll", "pad": "x" * 20_000}, "expected_version": g.version},
+        ),
+    ),
+    "wrong content type": (
+        415,
+        "unsupported_media_type",
+        lambda a, f, g: raw(
+            f,
+            g.commands,
+            method="POST",
+            data="kind=roll",
+            content_type="application/x-www-form-urlencoded",
+            headers=bearer(g.tokens[0]),
+        ),
+    ),
+    "no content type": (
+        415,
+        "unsupported_media_type",
+        lambda a, f, g: raw(
+            f,
+            g.commands,
+            method="POST",
+            data=b'{"command": {"kind": "roll"}}',
+            headers=bearer(g.tokens[0]),
+        ),
+    ),
+    "unknown query parameter": (
+        400,
+        "invalid_parameter",
+        lambda a, f, g: a.call("GET", f"/v1/games/{g.id}/events?limt=5"),
+    ),
+    "repeated query parameter": (
+        400,
+        "invalid_parameter",
+        lambda a, f, g: a.call("GET", f"/v1/games/{g.id}/events?limit=5&limit=6"),
+    ),
+    "limit over the cap": (
+        400,
+        "invalid_parameter",
+        lambda a, f, g: a.call("GET", f"/v1/games/{g.id}/events?limit=501"),
+    ),
+    "not a number": (
+        400,
+        "invalid_parameter",
+        lambda a, f, g: a.call("GET", f"/v1/games/{g.id}?wait=soon"),
+    ),
+    "at with wait": (
+        400,
+        "invalid_parameter",
+        lambda a, f, g: a.call("GET", f"/v1/games/{g.id}?at=2&wait=1"),
+    ),
+    "bad Last-Event-ID": (
+        400,
+        "invalid_header",
+        lambda a, f, g: a.call(
+            "GET", f"/v1/games/{g.id}/events/stream", headers={"Last-Event-ID": "seven"}
+        ),
+    ),
+    "joining a running game": (
+        422,
+        "game_already_started",
+        lambda a, f, g: a.call("POST", f"/v1/games/{g.id}/seats", body={"name": "eve"}),
+    ),
+    "leaving a running game": (
+        422,
+        "game_already_started",
+        lambda a, f, g: a.call("DELETE", f"/v1/games/{g.id}/seats/0", token=g.tokens[0]),
+    ),
+    "unknown route": (404, "not_found", lambda a, f, g: a.call("GET", "/v1/nowhere")),
+    "wrong method": (
+        405,
+        "method_not_allowed",
+        lambda a, f, g: a.call("PUT", g.commands, body=roll(g.version)),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_an_error_is_a_problem_with_its_code_and_writes_nothing(
+    api: FlaskApi, http_app: Flask, http_services: Services, game: Game, case: str
+) -> None:
+    status, code, send = CASES[case]
+    reply = send(api, http_app, game)
+    assert (reply.status, reply.code) == (status, code), reply.body
+    assert reply.headers["Content-Type"] == "application/problem+json"
+    assert reply.body["type"].endswith("/" + code) and reply.body["status"] == status
+    assert http_services.store.head(game.id).version == game.version
+
+
+def test_problem_details_carry_what_a_client_needs(api: FlaskApi, game: Game) -> None:
+    stale = api.call("POST", game.commands, token=game.tokens[0], body=roll(game.version - 1))
+    assert stale.body["current_version"] == game.version
+    unauthenticated = api.call("POST", game.commands, body=roll(game.version))
+    assert unauthenticated.headers["WWW-Authenticate"].startswith("Bearer")
+    wrong = api.call("PUT", game.commands)
+    assert set(wrong.headers["Allow"].split(", ")) >= {"POST"}
+    invalid = api.call(
+        "POST",
+        game.commands,
+        token=game.tokens[0],
+        body={"command": {"kind": "roll"}, "colour": "red"},
+    )
+    assert invalid.body["errors"] == {"colour": ["Unknown field."]}
+    option = api.call(
+        "POST", "/v1/games", body={"game": "abluxxen", "players": 2, "options": {"rounds": 11}}
+    )
+    assert option.code == "invalid_option" and option.body["details"]["maximum"] == 10
+    assert (
+        api.call("POST", "/v1/games", body={"game": "chess", "players": 2}).code == "unknown_game"
+    )
+    assert (
+        api.call("POST", "/v1/games", body={"game": "abluxxen", "players": 9}).code
+        == "invalid_player_count"
+    )
+    assert (
+        api.call(
+            "POST", "/v1/games", body={"game": "abluxxen", "players": 2, "bots": {"2": "random"}}
+        ).code
+        == "invalid_seat"
+    )
+
+
+def test_a_replayed_idempotency_key_answers_the_same_even_after_the_game_moved(
+    api: FlaskApi, game: Game
+) -> None:
+    headers = {"Idempotency-Key": "retry-me"}
+    first = api.call(
+        "POST", game.commands, token=game.tokens[0], body=roll(game.version), headers=headers
+    )
+    second = api.call(
+        "POST", game.commands, token=game.tokens[0], body=roll(game.version), headers=headers
+    )
+    assert (second.status, second.body) == (first.status, first.body)
+    reused = api.call(
+        "POST",
+        game.commands,
+        token=game.tokens[0],
+        body={"command": {"kind": "joker"}, "expected_version": game.version},
+        headers=headers,
+    )
+    assert (reused.status, reused.code) == (422, "idempotency_key_reused")
+
+
+def test_the_rate_limit_answers_429_with_retry_after(
+    redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    app = make_app(app_settings(redis_target, key_prefix, rate_limit_per_minute=5), redis_client)
+    limited = FlaskApi(app.test_client())
+    statuses = [limited.call("GET", "/v1/catalogue").status for _ in range(6)]
+    assert statuses == [200] * 5 + [429]
+    refused = limited.call("GET", "/v1/catalogue")
+    assert refused.code == "rate_limited" and 1 <= int(refused.headers["Retry-After"]) <= 120
+    assert limited.call("GET", "/v1/catalogue", token="someone-else").status == 200  # per token
+    assert limited.call("GET", "/healthz").status == 200  # probes are never limited
+
+
+def test_behind_a_trusted_proxy_each_client_address_has_its_own_limit(
+    redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    settings = app_settings(redis_target, key_prefix, rate_limit_per_minute=2, trusted_proxies=1)
+    client = FlaskApi(make_app(settings, redis_client).test_client())
+    first = {"X-Forwarded-For": "198.51.100.7"}
+    assert [client.call("GET", "/v1/catalogue", headers=first).status for _ in range(3)] == [
+        200,
+        200,
+        429,
+    ]
+    assert (
+        client.call("GET", "/v1/catalogue", headers={"X-Forwarded-For": "198.51.100.8"}).status
+        == 200
+    )
+
+
+def test_an_unexpected_error_is_a_500_problem_without_internals(http_app: Flask) -> None:
+    def boom() -> None:
+        raise RuntimeError("secret internals: /etc/passwd")
+
+    http_app.view_functions["catalogue.catalogue"] = boom  # a bug behind a real route
+    response = http_app.test_client().get("/v1/catalogue")  # the contract client checks the 500
+    assert response.status_code == 500 and response.content_type == "application/problem+json"
+    assert response.json["code"] == "internal_error" and "secret" not in response.get_data(
+        as_text=True
+    )
+
+
+def test_redis_down_is_a_503_problem(redis_target: TestRedis, key_prefix: str) -> None:
+    # No retries: redis-py would otherwise back off for seconds before giving up.
+    dead = redis.Redis(
+        host="127.0.0.1", port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0)
+    )
+    app = make_app(app_settings(redis_target, key_prefix, rate_limit_per_minute=0), dead)
+    client = FlaskApi(app.test_client())
+    assert client.call("GET", "/v1/games/abc").code == "store_unavailable"
+    ready = client.call("GET", "/readyz")
+    assert (ready.status, ready.code, ready.headers["Retry-After"]) == (503, "not_ready", "1")
+    assert client.call("GET", "/healthz").status == 200
+
+
+@pytest.mark.parametrize(
+    ("current", "previous", "elapsed", "expected"),
+    [
+        (5, 0, 30.0, None),  # 5 requests this minute: within a limit of 5
+        (3, 4, 30.0, None),  # 3 + 4 * (1 - 30/60) = 5: still within
+        (3, 6, 30.0, 60.0 * (1 - 2 / 6) - 30.0),  # 3 + 6 * 0.5 = 6: wait until 6 * w <= 2
+        (6, 0, 0.0, 60.0 + 60.0 * (1 - 4 / 6)),  # this minute is over: next minute, once 6 * w <= 4
+    ],
+)
+def test_the_sliding_window_says_how_long_to_wait(
+    current: int, previous: int, elapsed: float, expected: float | None
+) -> None:
+    wait = retry_after(5, current, previous, elapsed)
+    if expected is None:
+        assert wait is None
+    else:
+        assert wait == pytest.approx(expected)

@@ -1,0 +1,124 @@
+"""The Server-Sent Events stream: format, redaction per viewer, resume, heartbeats, bounds."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+import redis
+from flask import Flask
+from support.http_setup import app_settings, make_app
+from support.http_games import FlaskApi, create_game, play_randomly, seat_everyone
+from support.redis import TestRedis
+from support.sse import SseEvent, events
+
+pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api
+
+
+def stream(
+    app: Flask, path: str, token: str | None = None, **headers: str
+) -> tuple[object, list[str]]:
+    """Open a stream; returns the open response and the list its comments go to."""
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    response = app.test_client().get(path, headers=headers, buffered=False)
+    assert response.status_code == 200 and response.mimetype == "text/event-stream"
+    return response, []
+
+
+def take(
+    app: Flask, path: str, count: int | None = None, token: str | None = None, **headers: str
+) -> list[SseEvent]:
+    """Up to ``count`` events of a stream (all of it if None), then hang up."""
+    response, comments = stream(app, path, token, **headers)
+    try:
+        return list(itertools.islice(events(response.response, comments), count))  # type: ignore[attr-defined]
+    finally:
+        response.close()  # type: ignore[attr-defined]
+
+
+def finished_game(api: FlaskApi, game: str = "schlitzohr") -> tuple[str, list[str]]:
+    game_id = create_game(api, game, 2, options={"turn_cap": 10} if game == "schlitzohr" else {})
+    tokens = seat_everyone(api, game_id, 2)
+    play_randomly(api, game_id, tokens, b"sse")
+    return game_id, tokens
+
+
+def test_a_finished_game_streams_every_event_once_and_ends(api: FlaskApi, http_app: Flask) -> None:
+    game_id, _ = finished_game(api)
+    streamed = take(http_app, f"/v1/games/{game_id}/events/stream")
+    page = api.call("GET", f"/v1/games/{game_id}/events?limit=500").body
+    assert [e.id for e in streamed] == list(range(1, page["head"] + 1))
+    assert [e.data for e in streamed] == page["events"]
+    assert [e.type for e in streamed] == [e["type"] for e in page["events"]]
+    caught_up = take(http_app, f"/v1/games/{game_id}/events/stream?after={page['head']}")
+    assert caught_up == []  # a finished game's stream ends at once once everything was sent
+
+
+def test_reconnecting_with_last_event_id_misses_nothing(api: FlaskApi, http_app: Flask) -> None:
+    game_id, _ = finished_game(api, "abluxxen")
+    received: list[int] = []
+    last: str | None = None
+    while True:
+        headers = {} if last is None else {"Last-Event-ID": last}
+        batch = take(http_app, f"/v1/games/{game_id}/events/stream?after=0", count=37, **headers)
+        if not batch:
+            break
+        received += [e.id for e in batch]
+        last = str(batch[-1].id)
+    head = api.call("GET", f"/v1/games/{game_id}").body["version"]
+    assert received == list(range(1, head + 1))
+
+
+def test_each_viewer_gets_its_own_redaction(api: FlaskApi, http_app: Flask) -> None:
+    game_id = create_game(api, "abluxxen", 2)
+    tokens = seat_everyone(api, game_id, 2)
+    head = api.call("GET", f"/v1/games/{game_id}").body["version"]
+    for viewer, token in ((0, tokens[0]), (1, tokens[1]), (None, None)):
+        dealt = [
+            e
+            for e in take(http_app, f"/v1/games/{game_id}/events/stream", count=head, token=token)
+            if e.type == "HandDealt"
+        ]
+        assert [e.data["private"] is not None for e in dealt] == [viewer == 0, viewer == 1]
+
+
+def test_live_events_arrive_and_idle_streams_beat_then_end(
+    redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    app = make_app(
+        app_settings(redis_target, key_prefix, sse_max_s=1.0, sse_heartbeat_s=0.2), redis_client
+    )
+    api = FlaskApi(app.test_client())
+    game_id = create_game(api, "schlitzohr", 2)
+    tokens = seat_everyone(api, game_id, 2)
+    head = api.call("GET", f"/v1/games/{game_id}").body["version"]
+
+    def roll_later() -> None:
+        time.sleep(0.3)
+        api.call(
+            "POST",
+            f"/v1/games/{game_id}/commands",
+            token=tokens[0],
+            body={"command": {"kind": "roll"}, "expected_version": head},
+        )
+
+    mover = threading.Thread(target=roll_later)
+    response, comments = stream(app, f"/v1/games/{game_id}/events/stream?after={head}", tokens[1])
+    start = time.monotonic()
+    mover.start()
+    received = list(events(response.response, comments))  # type: ignore[attr-defined]
+    mover.join()
+    assert [(e.id, e.type) for e in received] == [(head + 1, "DieRolled")]
+    assert 0.9 < time.monotonic() - start < 2.5  # the stream is bounded by sse_max_s
+    assert comments.count(": heartbeat") >= 2
+
+
+def test_last_event_id_wins_over_after(api: FlaskApi, http_app: Flask) -> None:
+    game_id = create_game(api, "abluxxen", 2)
+    seat_everyone(api, game_id, 2)
+    first = take(
+        http_app, f"/v1/games/{game_id}/events/stream?after=1", count=1, **{"Last-Event-ID": "4"}
+    )
+    assert first[0].id == 5

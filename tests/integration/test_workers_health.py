@@ -1,0 +1,79 @@
+"""``tabletop health``: the container checks answer for real processes, and fail without them."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+import redis
+from support.processes import delete_rq_keys, running, service_env, unique_queue, wait_until
+from support.redis import TestRedis
+
+from service.bootstrap import build
+from service.cli import main
+from service.settings import Settings
+from workers import sweeper
+
+
+@pytest.fixture
+def queue_name(redis_client: redis.Redis) -> Iterator[str]:
+    name = unique_queue()
+    yield name
+    delete_rq_keys(redis_client, name)
+
+
+@pytest.fixture
+def settings(
+    redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str, queue_name: str
+) -> Settings:
+    return Settings(redis_url=redis_target.url, key_prefix=key_prefix, queue_name=queue_name)
+
+
+@pytest.fixture
+def environment(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> dict[str, str]:
+    """The test's settings in this process's environment (``tabletop health`` reads it)."""
+    env = service_env(settings.redis_url, settings.key_prefix, settings.queue_name)
+    for name, value in env.items():
+        if name.startswith("TABLETOP_"):
+            monkeypatch.setenv(name, value)
+    return env
+
+
+def health(part: str) -> int:
+    return main(["health", part])
+
+
+def test_redis_is_healthy_and_an_unreachable_one_is_not(
+    environment: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert health("redis") == 0
+    monkeypatch.setenv("TABLETOP_REDIS_URL", "redis://127.0.0.1:1/0")
+    assert health("redis") == 1
+    assert "unhealthy" in capsys.readouterr().err
+
+
+def test_a_worker_of_this_host_is_healthy_once_it_runs(
+    environment: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert health("worker") == 1
+    with running(["worker"], environment):
+        wait_until(lambda: health("worker") == 0, 30, "the worker to register")
+    capsys.readouterr()
+
+
+def test_the_sweeper_is_healthy_while_it_sweeps(
+    environment: dict[str, str], settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert health("sweeper") == 1
+    svc = build(settings)
+    stop = threading.Event()
+    loop = threading.Thread(target=sweeper.run, args=(svc, stop))
+    loop.start()
+    try:
+        wait_until(lambda: health("sweeper") == 0, 10, "the sweeper's heartbeat")
+    finally:
+        stop.set()
+        loop.join()
+        svc.redis.close()
+    capsys.readouterr()

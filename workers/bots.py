@@ -1,0 +1,143 @@
+"""The bot job: play one bot turn through the same command path as HTTP.
+
+``play_bot_turn(game_id, version, seat)`` is enqueued by the notifier
+(``service/app/notify.py``) and re-enqueued by the sweeper. It is safe to run any
+number of times, late, or concurrently:
+
+- it acts only if the game is still at ``version`` and ``seat`` must act there;
+- it submits with ``expected_version=version`` and the idempotency key
+  ``bot:<game>:<version>:<seat>``, so of all runs of one turn at most one writes;
+  the others get the first outcome back, or a conflict, which ends them quietly.
+
+The bot sees what a person in that seat would: the seat's view and its legal
+commands (``app.queries``), never the state. Its random source is
+``SeededRandom(HMAC(game seed, "bot|<game>|<version>|<seat>"), "bot")``: derived
+from the game's secret seed, so other players cannot predict it while the game runs
+and an auditor can recompute it once the seed is revealed.
+
+Failure modes: Redis errors propagate, and RQ retries the job (``BOT_RETRY_INTERVALS``).
+A bot that proposes an illegal command is a bug; it is logged and a uniformly random
+legal command is played instead, so a bot bug never stalls a person's game.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import logging
+import time
+from typing import Any
+
+from engine import ai
+from engine.errors import RuleViolation
+from engine.model import JSON
+from engine.rng import SeededRandom
+from service.app.errors import GameNotFound, IdempotencyMismatch, StaleVersion
+from service.app.notify import bot_idempotency_key
+from service.bootstrap import Services, build
+from service.settings import Settings
+
+log = logging.getLogger(__name__)
+
+_services: Services | None = None
+
+
+def services() -> Services:
+    """This process's services, built on first use (one Redis pool, one table cache)."""
+    global _services
+    if _services is None:
+        _services = build()
+    return _services
+
+
+def use_services(built: Services | None) -> None:
+    """Install the services jobs use (the worker builds them before it starts)."""
+    global _services
+    _services = built
+
+
+def bot_rng(seed_hex: str, game_id: str, version: int, seat: int) -> SeededRandom:
+    """The bot's random source for one turn (see the module docstring)."""
+    label = f"bot|{game_id}|{version}|{seat}".encode()
+    return SeededRandom(hmac.new(bytes.fromhex(seed_hex), label, hashlib.sha256).digest(), "bot")
+
+
+def play_bot_turn(game_id: str, version: int, seat: int) -> str:
+    """Play ``seat``'s turn at ``version`` if it is still due; returns what happened
+    (``played``, ``stale``, ``not_due``, ``gone``) for RQ's job result. ``played``
+    includes a repeat run answered from the idempotency record: nothing new written."""
+    svc = services()
+    app = svc.app
+    try:
+        document = app.queries.view(game_id, seat)
+        bot = document["seats"][seat]["bot"] if 0 <= seat < len(document["seats"]) else None
+        if document["version"] != version or bot is None or str(seat) not in document["to_act"]:
+            return "not_due"  # a late or duplicate job: the game moved on
+        legal = app.queries.legal(game_id, seat)
+        if legal["version"] != version or not legal["commands"]:
+            return "not_due"
+        rng = bot_rng(app.seed(game_id), game_id, version, seat)
+        started = time.monotonic()
+        command = choose_command(
+            document["game"], bot, document["state"], legal["commands"], rng, svc.settings
+        )
+        _think(svc.settings.bot_think_ms / 1000 - (time.monotonic() - started))
+        return _submit(svc, game_id, version, seat, command, legal["commands"], rng)
+    except GameNotFound:
+        return "gone"
+
+
+def _submit(
+    svc: Services, game_id: str, version: int, seat: int, command: JSON, legal: list[JSON], rng: Any
+) -> str:
+    key = bot_idempotency_key(game_id, version, seat)
+    try:
+        outcome = svc.app.submit_as_bot(game_id, seat, command, version, key)
+    except (StaleVersion, IdempotencyMismatch):
+        # Another run of this turn got there first (with a command chosen under
+        # another time budget), or the game moved on: nothing left to do.
+        return "stale"
+    except RuleViolation as violation:
+        log.error(
+            "bot in game %s seat %s proposed %s: %s; playing a random legal command",
+            game_id,
+            seat,
+            command,
+            violation.code,
+        )
+        fallback = random_command(legal, rng)
+        try:
+            outcome = svc.app.submit_as_bot(game_id, seat, fallback, version, key)
+        except (StaleVersion, IdempotencyMismatch):
+            return "stale"
+    return "played" if outcome.get("version", 0) > version else "stale"
+
+
+def choose_command(
+    game: str, level: str, view: JSON, legal: list[JSON], rng: SeededRandom, settings: Settings
+) -> JSON:
+    """The bot's command: ``engine.ai.choose`` within ``settings.bot_budget_s``.
+
+    The bots are pure computations, so any exception from them is a bug: it is logged
+    and a random legal command is played, rather than failing the job -- retries
+    would fail the same way, and the game would wait for ever.
+    """
+    deadline = time.monotonic() + settings.bot_budget_s
+    try:
+        return ai.choose(
+            game, level, view, legal, rng, deadline=lambda: time.monotonic() >= deadline
+        )
+    except Exception:
+        log.exception("the %s bot of %s failed; playing a random legal command", level, game)
+        return random_command(legal, rng)
+
+
+def random_command(legal: list[JSON], rng: SeededRandom) -> JSON:
+    """A uniformly random legal command (the fallback when a bot errs)."""
+    return legal[rng.randbelow(len(legal), "fallback")]
+
+
+def _think(seconds: float) -> None:
+    """The think delay (``TABLETOP_BOT_THINK_MS``), less the time the bot already spent."""
+    if seconds > 0:
+        time.sleep(seconds)
