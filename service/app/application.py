@@ -161,7 +161,13 @@ class Application:
         """The shared command path. ``identify`` names the seat and actor on the table the
         command is decided on, so a token is always checked against that very table."""
         table = self.tables.cached(game_id) or self.tables.load(game_id)
-        seat, actor = identify(table)  # fail fast on a bad token, before any other read
+        try:
+            seat, actor = identify(table)
+        except (Unauthenticated, Forbidden):
+            # This process's cached table may predate the seat being taken: check again
+            # against the current one before refusing.
+            table = self.tables.load(game_id)
+            seat, actor = identify(table)
         if expected is None:
             raise VersionRequired("send the version you acted on (If-Match or expected_version)")
         if key is not None and table.version != expected:

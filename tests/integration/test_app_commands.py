@@ -136,3 +136,13 @@ def test_hidden_facts_stay_hidden_from_other_seats(app: Application) -> None:
     events = app.queries.history(game_id, 1, 0, 1000)["events"]
     dealt = [e for e in events if e["type"] == "HandDealt"]
     assert [e["private"] is not None for e in dealt] == [False, True, False]
+
+
+def test_a_process_with_a_stale_cache_accepts_a_token_issued_elsewhere(app: Application) -> None:
+    created = app.create_game("schlitzohr", {}, [None, "random"])
+    other = Application(app.store)  # another worker process
+    other.queries.view(created["game_id"], None)  # caches the table before anyone joined
+    ada = app.join(created["game_id"], "ada")
+    version = app.queries.view(created["game_id"], None)["version"]
+    outcome = other.submit(created["game_id"], ada.token, {"kind": "roll"}, version)
+    assert outcome["version"] > version
