@@ -179,9 +179,17 @@ class Application:
             seat, actor = identify(table)
         if table.version != expected:
             raise StaleVersion(f"the game is at version {table.version}, not {expected}", table.version)
-        self._check_running(table)
-        game = get_game(table.game)
-        events = game.decide(table.state, seat, command, engine_rng(self.seed(game_id), game.rules_version))
+        try:
+            self._check_running(table)
+            game = get_game(table.game)
+            events = game.decide(table.state, seat, command, engine_rng(self.seed(game_id), game.rules_version))
+        except RuleViolation:
+            # The table may come from this process's cache while the game has moved on;
+            # a stale client must hear 409, not a verdict on a position that is gone.
+            current = self.tables.load(game_id).version
+            if current != expected:
+                raise StaleVersion(f"the game is at version {current}, not {expected}", current) from None
+            raise
         after = self._fold(table, events)
         outcome = documents.outcome_document(game_id, after, events, seat)
         # Stored only with an idempotency key (to answer its retries): skip the encoding otherwise.

@@ -146,3 +146,14 @@ def test_a_process_with_a_stale_cache_accepts_a_token_issued_elsewhere(app: Appl
     version = app.queries.view(created["game_id"], None)["version"]
     outcome = other.submit(created["game_id"], ada.token, {"kind": "roll"}, version)
     assert outcome["version"] > version
+
+
+def test_an_illegal_command_on_a_stale_cached_version_is_a_conflict(app: Application) -> None:
+    game_id, tokens = seat_everyone(app, "schlitzohr", 2)
+    version = app.queries.view(game_id, None)["version"]
+    other = Application(app.store)
+    other.queries.view(game_id, None)  # another process caches this version
+    app.submit(game_id, tokens[0], {"kind": "roll"}, version)
+    with pytest.raises(StaleVersion) as err:
+        other.submit(game_id, tokens[0], {"kind": "move", "ear": 2, "to": "e1"}, version)
+    assert err.value.current_version == version + 1
