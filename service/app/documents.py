@@ -9,6 +9,7 @@ events. Nothing here reads Redis.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,12 @@ from engine.game import Game
 from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.table import FINISHED, Table
+
+
+def encode(document: Any) -> str:
+    """``document`` as compact JSON text (UTF-8 as is, not ``\\u`` escaped): the one
+    encoding of every answer, so an outcome stored for a retry is answered byte for byte."""
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
 
 
 def seats_json(table: Table) -> list[JSON]:

@@ -3,11 +3,15 @@
 :class:`RedisNotifier` is what ``service.bootstrap`` wires into every process. After
 each successful append it
 
-1. publishes ``(game, version)`` to the projection feed (``events.feed.publish``);
+1. publishes ``(game, version)`` to the projection feed (``events.feed.publish``) --
+   unless the store already did, inside its append script (``feed_in_store``: what
+   ``service.bootstrap`` sets up on a standalone Redis; on a cluster the feed lives
+   in other slots, so the notifier publishes);
 2. for a game with bot seats only: records in ``<p>bots:waiting`` (see
    ``events.keys``) whether a bot must act now -- ZADD with the time the wait began,
-   or ZREM -- pipelined with 1. A game without bots costs one XADD; a game with bots
-   one pipelined round trip, plus the enqueue when a bot must act;
+   or ZREM -- pipelined with 1. A game without bots costs nothing (feed in the
+   store) or one XADD; a game with bots one round trip, plus the enqueue when a bot
+   must act;
 3. if a bot must act, enqueues its turn on the RQ queue under the deterministic job id
    :func:`bot_job_id` (``unique``: a second enqueue of the same turn is a no-op).
 
@@ -119,8 +123,12 @@ class RedisNotifier:
         *,
         shards: int | None = None,
         clock: Callable[[], float] = time.time,
+        feed_in_store: bool = False,
     ) -> None:
+        """``feed_in_store``: the store publishes every append to the feed itself
+        (``RedisEventStore(feed_shards=...)``), so this notifier does not."""
         self._redis = client
+        self._feed_in_store = feed_in_store
         self._prefix = prefix
         self._bots = bots
         self._shards = feed.shards_from_env() if shards is None else shards
@@ -134,13 +142,15 @@ class RedisNotifier:
             log.exception("notifying after game %s version %s failed", game_id, table.version)
 
     def _notify(self, game_id: str, table: Table) -> None:
-        if not table.bot_seats():  # the common case: one command, no pipeline to build
-            feed.publish(self._redis, self._prefix, game_id, table.version, shards=self._shards)
+        if not table.bot_seats():  # the common case: one command (or none), no pipeline
+            if not self._feed_in_store:
+                feed.publish(self._redis, self._prefix, game_id, table.version, shards=self._shards)
             return
         waiting = bots_to_act(table)
         pipe = self._redis.pipeline(transaction=False)
-        # events.feed.publish only calls client.xadd, so a pipeline queues it.
-        feed.publish(pipe, self._prefix, game_id, table.version, shards=self._shards)
+        if not self._feed_in_store:
+            # events.feed.publish only calls client.xadd, so a pipeline queues it.
+            feed.publish(pipe, self._prefix, game_id, table.version, shards=self._shards)
         if waiting:
             pipe.zadd(self._waiting, {game_id: self._clock()})
         else:
@@ -150,6 +160,8 @@ class RedisNotifier:
             self._bots.enqueue(game_id, table.version, seat)
 
 
-def default_notifier(settings: Settings, client: Any) -> RedisNotifier:
-    """The notifier of a real deployment: feed, index and queue on ``client``'s Redis."""
-    return RedisNotifier(client, settings.key_prefix, BotQueue.of(settings, client))
+def default_notifier(settings: Settings, client: Any, *, feed_in_store: bool = False) -> RedisNotifier:
+    """The notifier of a real deployment: feed (unless ``feed_in_store``), index and
+    queue on ``client``'s Redis."""
+    bots = BotQueue.of(settings, client)
+    return RedisNotifier(client, settings.key_prefix, bots, feed_in_store=feed_in_store)

@@ -91,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     bots = parse_bots(args.bots, args.players)
     policies: dict[int, Policy] | None = None
     if bots is not None:
-        policies = {seat: bot_policy(args.game, level, args.budget) for seat, level in enumerate(bots)}
+        policies = {
+            seat: bot_policy(args.game, level, args.budget) for seat, level in enumerate(bots)
+        }
     try:
         options = game.validate_options(parse_options(args.option))
         records = []
@@ -114,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.json:
         print_summary(records, args.players)
         if bots is not None:
-            print("bots per seat: " + ", ".join(f"{seat}: {level}" for seat, level in enumerate(bots)))
+            seats = ", ".join(f"{seat}: {level}" for seat, level in enumerate(bots))
+            print(f"bots per seat: {seats}")
     return 0
 
 

@@ -17,7 +17,7 @@ from flask import Blueprint, Response
 
 from service.http import auth, body, context, games, metrics, schemas, versions
 from service.http.problems import Problem
-from service.http.responses import json_response
+from service.http.responses import json_response, json_text_response
 
 bp = Blueprint("play", __name__, url_prefix="/v1/games")
 bp.url_value_preprocessor(games.check_game_id)
@@ -56,9 +56,11 @@ def submit(game_id: str) -> Response:
     request = body.json_body(schemas.SUBMIT)
     expected = versions.expected_version(request["expected_version"])
     key = versions.idempotency_key()
-    outcome = context.application().submit(game_id, token, request["command"], expected, key)
-    metrics.COMMANDS.labels(outcome["view"]["game"]).inc()
-    return json_response(outcome, headers=versions.version_headers(outcome["version"]))
+    outcome = context.application().submit_outcome(game_id, token, request["command"], expected, key)
+    document = outcome.document
+    metrics.COMMANDS.labels(document["view"]["game"]).inc()
+    # The text the application encoded for the idempotency record, if it did: not twice.
+    return json_text_response(outcome.text, headers=versions.version_headers(document["version"]))
 
 
 def _conditional(document: dict[str, object]) -> Response:

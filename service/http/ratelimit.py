@@ -79,9 +79,9 @@ def retry_after(limit: int, current: int, previous: int, elapsed: float) -> floa
 
 
 def _check() -> None:
-    if request.path.startswith(EXEMPT_PREFIXES):
-        return
     limiter: RateLimiter = current_app.extensions[EXTENSION]
+    if limiter.per_minute <= 0 or request.path.startswith(EXEMPT_PREFIXES):
+        return  # off: not even the bucket (a SHA-256 of the header) is computed
     wait = limiter.hit(rate_limit_bucket())
     if wait is not None:
         metrics.RATE_LIMITED.inc()

@@ -6,19 +6,26 @@ and serialising it again must give the very bytes of the first answer.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 from flask import Response
+
+from service.app.documents import encode
 
 
 def json_response(
     document: Any, status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
     """``document`` as an ``application/json`` response."""
-    body = json.dumps(document, separators=(",", ":"), ensure_ascii=False)
-    response = Response(body, status, mimetype="application/json")
+    return json_text_response(encode(document), status, headers)
+
+
+def json_text_response(
+    text: str, status: int = 200, headers: Mapping[str, str] | None = None
+) -> Response:
+    """JSON ``text`` encoded already (``service.app.documents.encode``) as a response."""
+    response = Response(text, status, mimetype="application/json")
     if headers:
         response.headers.update(headers)
     return response
