@@ -60,7 +60,9 @@ class Timed:
     """A policy that records the wall and CPU time of each decision."""
 
     def __init__(self, inner: Policy) -> None:
-        self.inner, self.wall, self.cpu = inner, [], []  # type: list[float], list[float]
+        self.inner = inner
+        self.wall: list[float] = []
+        self.cpu: list[float] = []
 
     def __call__(self, view: JSON, legal: list[JSON], rng: RandomSource, purpose: str) -> JSON:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -78,7 +80,7 @@ def play_one(job: Job) -> tuple[Job, float, list[float], list[float]]:
         for seat in range(job.players)
     }
     seed = f"bots-bench:{job.game}:{job.players}:{job.a}-{job.b}:{job.k}".encode()
-    result = play(get_game(job.game), job.players, seed, policies=policies).result  # type: ignore[arg-type]
+    result = play(get_game(job.game), job.players, seed, policies=policies).result
     share = 1 / len(result.winners) if seat_a in result.winners else 0.0
     strong = [p for seat, p in policies.items() if (job.a if seat == seat_a else job.b) == "strong"]
     return job, share, [t for p in strong for t in p.wall], [t for p in strong for t in p.cpu]
@@ -118,10 +120,11 @@ def report(cells: dict[tuple[str, int, str], Cell]) -> Table:
                    "strong ms mean", "strong ms p95", "strong CPU ms mean", "strong CPU ms p95"):
         table.add_column(column, justify="right")
     for (name, players, pairing), cell in sorted(cells.items()):
-        timing = [f"{1000 * statistics.fmean(cell.wall):.0f}", f"{1000 * p95(cell.wall):.0f}",
-                  f"{1000 * statistics.fmean(cell.cpu):.0f}", f"{1000 * p95(cell.cpu):.0f}"] if cell.wall else ["-"] * 4
-        table.add_row(name, str(players), pairing, str(cell.games),
-                      f"{100 * cell.a_wins / cell.games:.1f} %", f"{100 / players:.0f} %", *timing)
+        timing = ["-"] * 4
+        if cell.wall:
+            timing = [f"{1000 * f(t):.0f}" for t in (cell.wall, cell.cpu) for f in (statistics.fmean, p95)]
+        share = f"{100 * cell.a_wins / cell.games:.1f} %"
+        table.add_row(name, str(players), pairing, str(cell.games), share, f"{100 / players:.0f} %", *timing)
     return table
 
 
@@ -140,16 +143,21 @@ def main() -> None:
     Console().print(report(cells))
     print(f"{time.perf_counter() - started:.0f} s")
     if args.json:
-        rows = [
-            {"game": g, "players": n, "pairing": p, "games": c.games, "a_win_rate": c.a_wins / c.games,
-             "strong_ms_mean": 1000 * statistics.fmean(c.wall) if c.wall else None,
-             "strong_ms_p95": 1000 * p95(c.wall) if c.wall else None,
-             "strong_cpu_ms_mean": 1000 * statistics.fmean(c.cpu) if c.cpu else None,
-             "strong_cpu_ms_p95": 1000 * p95(c.cpu) if c.cpu else None}
-            for (g, n, p), c in sorted(cells.items())
-        ]
         with open(args.json, "w") as out:
-            json.dump(rows, out, indent=2)
+            json.dump([as_json(key, cell) for key, cell in sorted(cells.items())], out, indent=2)
+
+
+def as_json(key: tuple[str, int, str], cell: Cell) -> dict[str, object]:
+    game, players, pairing = key
+    out: dict[str, object] = {"game": game, "players": players, "pairing": pairing,
+                              "games": cell.games, "a_win_rate": cell.a_wins / cell.games}
+    if cell.wall:
+        out |= {"strong_ms_mean": 1000 * statistics.fmean(cell.wall),
+                "strong_ms_p95": 1000 * p95(cell.wall),
+                "strong_cpu_ms_mean": 1000 * statistics.fmean(cell.cpu),
+                "strong_cpu_ms_p95": 1000 * p95(cell.cpu),
+                "strong_decisions": len(cell.wall)}
+    return out
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ class LazyLegal(Sequence[JSON]):
     view), so rollouts do not pay for them up front.
     """
 
-    __slots__ = ("_game", "_state", "_seat", "_items")
+    __slots__ = ("_game", "_items", "_seat", "_state")
 
     def __init__(self, game: Game[Any], state: Any, seat: int) -> None:
         self._game, self._state, self._seat = game, state, seat

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engine.ai.abluxxen.observe import Observation, observe
 from engine.abluxxen.cards import JOKER, NUMBERS, card_from_json
 from engine.abluxxen.sets import CardSet, victims_of
 from engine.abluxxen.state import BONUS, CHOOSE, DRAW, PLAY, RECLAIM
+from engine.ai.abluxxen.observe import Observation, observe
 from engine.model import JSON
 
 JOKER_KEEP = 1.0

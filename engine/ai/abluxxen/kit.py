@@ -3,27 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from engine.abluxxen.game import GAME
 from engine.abluxxen.state import State
 from engine.ai.abluxxen.evaluate import evaluate
 from engine.ai.abluxxen.greedy import greedy, scored
 from engine.ai.abluxxen.observe import observe
 from engine.ai.abluxxen.sampler import sample
+from engine.game import Game
 from engine.model import JSON
+from engine.registry import get_game
 from engine.rng import RandomSource
 
 
 class AbluxxenKit:
     """See :class:`engine.ai.kit.GameKit`."""
 
-    game = GAME
+    game: Game[Any] = get_game("abluxxen")
     default_iterations = 240
-    horizon = 20
+    horizon = 10
 
     def seat(self, view: JSON) -> int:
-        seat = view["seat"]
-        if not isinstance(seat, int):
+        seat: int | None = view["seat"]
+        if seat is None:
             raise ValueError("a bot needs a seat's view, not a spectator's")
         return seat
 

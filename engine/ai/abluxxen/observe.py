@@ -54,7 +54,7 @@ class Observation:
 def observe(view: JSON) -> Observation:
     """Parse a seat's view. Raises ValueError for a spectator's view."""
     seat = view["seat"]
-    if not isinstance(seat, int):
+    if seat is None:
         raise ValueError("a bot needs a seat's view, not a spectator's")
     dispute = view["set_in_dispute"]
     return Observation(

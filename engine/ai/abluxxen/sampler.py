@@ -14,9 +14,9 @@ unseen card -- a weaker but never wrong belief.
 
 from __future__ import annotations
 
-from engine.ai.abluxxen.observe import observe
 from engine.abluxxen.cards import CODES, counts_of
 from engine.abluxxen.state import State
+from engine.ai.abluxxen.observe import observe
 from engine.model import JSON
 from engine.rng import RandomSource, shuffled
 

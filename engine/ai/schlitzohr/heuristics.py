@@ -82,7 +82,9 @@ def _ear_values(obs: Observation) -> list[tuple[float, float]]:
     """``(stake, reveal value)`` of every ear (see the module docstring)."""
     mine, weight = obs.my_colour, 1.0 / (obs.players - 1)
     opponents = [
-        (colour, obs.inspected[seat]) for seat, colour in enumerate(obs.seat_colour) if seat != obs.seat
+        (colour, obs.inspected[seat])
+        for seat, colour in enumerate(obs.seat_colour)
+        if seat != obs.seat
     ]
     unknown = max(len(obs.unknown), 1)
     out = []

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine.ai.schlitzohr.evaluate import evaluate
 from engine.ai.schlitzohr.greedy import greedy, ranked
 from engine.ai.schlitzohr.observe import observe
 from engine.ai.schlitzohr.sampler import sample
+from engine.game import Game
 from engine.model import JSON
+from engine.registry import get_game
 from engine.rng import RandomSource
-from engine.schlitzohr.game import GAME
 from engine.schlitzohr.state import State
 
 PER_KIND = 3
@@ -20,13 +22,13 @@ PER_KIND = 3
 class SchlitzohrKit:
     """See :class:`engine.ai.kit.GameKit`."""
 
-    game = GAME
+    game: Game[Any] = get_game("schlitzohr")
     default_iterations = 240
-    horizon = 24
+    horizon = 12
 
     def seat(self, view: JSON) -> int:
-        seat = view["viewer"]
-        if not isinstance(seat, int):
+        seat: int | None = view["viewer"]
+        if seat is None:
             raise ValueError("a bot needs a seat's view, not a spectator's")
         return seat
 

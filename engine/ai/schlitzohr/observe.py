@@ -39,7 +39,7 @@ class Observation:
     pips: int
     inspect_count: int
     turn: int
-    remaining: tuple[int, ...]  # per colour: ears of that colour whose colour the seat does not know
+    remaining: tuple[int, ...]  # per colour: ears of it whose colour the seat does not know
     unknown: tuple[int, ...]  # ear ids (face down) whose colour the seat does not know
 
     @property
@@ -60,7 +60,7 @@ class Observation:
 def observe(view: JSON) -> Observation:
     """Parse a seat's view. Raises KeyError/ValueError for a spectator's or malformed view."""
     seat = view["viewer"]
-    if not isinstance(seat, int):
+    if seat is None:
         raise ValueError("a bot needs a seat's view, not a spectator's")
     board = LAYOUTS[view["options"]["layout"]]
     pos = tuple(board.index[ear["field"]] for ear in view["board"]["ears"])

@@ -41,7 +41,8 @@ def random_position(name: str, players: int, seed: bytes, depth: int) -> Positio
     for step in range(depth):
         seat = next_actor(game, state)
         legal = game.legal_commands(state, seat)
-        after = replay(game, game.decide(state, seat, legal[pick.randbelow(len(legal), f"{step}")], rng), state)
+        command = legal[pick.randbelow(len(legal), f"{step}")]
+        after = replay(game, game.decide(state, seat, command, rng), state)
         if game.result(after) is not None:
             break
         state = after

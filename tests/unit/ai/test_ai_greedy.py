@@ -21,7 +21,8 @@ RNG = SeededRandom(b"greedy-tests", "bot")
 
 def schlitzohr(**changes: Any) -> Any:
     """A two-player game at its start (seat 0 red, seat 1 green), with ``changes``."""
-    setup = SCHLITZOHR.setup(SCHLITZOHR.validate_options(None), 2, SeededRandom(b"g", "schlitzohr/1"))
+    rng = SeededRandom(b"greedy", SCHLITZOHR.rules_version)
+    setup = SCHLITZOHR.setup(SCHLITZOHR.validate_options(None), 2, rng)
     return updated(replay(SCHLITZOHR, setup), **changes)
 
 
@@ -30,7 +31,8 @@ def red_ears(state: Any) -> list[int]:
 
 
 def greedy(game: Any, state: Any, seat: int) -> JSON:
-    return choose(game.name, "greedy", game.view(state, seat), game.legal_commands(state, seat), RNG)
+    legal = game.legal_commands(state, seat)
+    return choose(game.name, "greedy", game.view(state, seat), legal, RNG)
 
 
 def test_schlitzohr_brings_a_known_own_ear_home_after_a_six() -> None:

@@ -11,8 +11,8 @@ import copy
 from typing import Any
 
 import pytest
-
 from ai_positions import CASES, IDS
+
 from engine.ai import LEVELS, bot_policy
 from engine.model import JSON, Event
 from engine.playout import Policy, play

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from ai_positions import CASES, IDS, random_position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ai_positions import CASES, IDS, random_position
 from engine.ai import LEVELS, bot_policy, choose
 from engine.playout import play
 from engine.registry import get_game
@@ -19,7 +19,9 @@ SMALL_BUDGET = 12
 @pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.binary(min_size=4, max_size=8), depth=st.integers(0, 400))
-def test_every_level_returns_a_listed_command(name: str, players: int, seed: bytes, depth: int) -> None:
+def test_every_level_returns_a_listed_command(
+    name: str, players: int, seed: bytes, depth: int
+) -> None:
     position = random_position(name, players, seed, depth)
     rng = SeededRandom(seed, "bot")
     for level in LEVELS:

@@ -8,10 +8,10 @@ material is accounted for, and the hidden facts are really drawn afresh.
 from __future__ import annotations
 
 import pytest
+from ai_positions import CASES, IDS, random_position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ai_positions import CASES, IDS, random_position
 from engine.ai.kits import kit_for
 from engine.rng import SeededRandom
 
@@ -19,7 +19,9 @@ from engine.rng import SeededRandom
 @pytest.mark.parametrize(("name", "players"), CASES, ids=IDS)
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.binary(min_size=4, max_size=8), depth=st.integers(0, 300))
-def test_a_sample_shows_the_seat_exactly_its_view(name: str, players: int, seed: bytes, depth: int) -> None:
+def test_a_sample_shows_the_seat_exactly_its_view(
+    name: str, players: int, seed: bytes, depth: int
+) -> None:
     position = random_position(name, players, seed, depth)
     game, seat = position.game, position.seat
     sampled = kit_for(name).sample(position.view, SeededRandom(seed, "sampler"))
@@ -47,7 +49,7 @@ def _hidden(name: str, state: object) -> tuple[object, ...]:
 
 def test_schlitzohr_samples_keep_what_the_seat_saw() -> None:
     position = random_position("schlitzohr", 3, b"inspected", 60)
-    view, state, seat = position.view, position.state, position.seat
+    view, state = position.view, position.state
     seen = [ear for ear, colour in enumerate(view["known_colours"]) if colour is not None]
     assert seen, "the position should hold at least one known colour"
     for k in range(5):

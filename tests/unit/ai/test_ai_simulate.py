@@ -28,7 +28,8 @@ def test_bots_play_and_repeat_byte_for_byte(capsys: pytest.CaptureFixture[str], 
 
 def test_without_bots_the_output_is_unchanged(capsys: pytest.CaptureFixture[str]) -> None:
     # The very lines ``simulate`` printed before ``--bots`` existed (no "bots" key).
-    line = json.loads(simulate(capsys, "--game", "abluxxen", "--players", "2", "--seed", "7", "--json"))
+    out = simulate(capsys, "--game", "abluxxen", "--players", "2", "--seed", "7", "--json")
+    line = json.loads(out)
     assert "bots" not in line
 
 
