@@ -38,7 +38,7 @@ from workers.sweeper import sweep_once
 SHORT = {"schlitzohr": {"turn_cap": 10}, "abluxxen": {}}
 """Options that keep a game short enough for a test."""
 
-GAME_TIMEOUT_S = 60.0
+GAME_TIMEOUT_S = 120.0
 
 
 @pytest.fixture
