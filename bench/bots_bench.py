@@ -5,8 +5,10 @@ strong vs greedy, strong vs random) it plays ``--games`` games, engine only: one
 seat A, every other seat B, and A's seat rotated game by game (game ``k`` puts A
 on seat ``k mod players``). A's win rate counts a win shared by ``n`` seats as
 ``1/n``; with equal bots it would be ``1/players``. Every decision of a strong
-bot is timed (wall clock and process CPU time); the table gives the mean and the
-95th percentile. Games run in ``--jobs`` processes.
+bot is timed, by the wall clock and by its process's CPU time (the bot's own cost:
+on a shared machine the wall clock also counts the time spent waiting for a
+core); the table gives the mean and the 95th percentile. Games run in ``--jobs``
+processes, one core each.
 
     .venv/bin/python -m bench.bots_bench [--games 200] [--jobs 2] [--game schlitzohr]
         [--players 2] [--pairing strong-greedy] [--budget N] [--json results.json]
@@ -105,12 +107,15 @@ def run(args: argparse.Namespace) -> dict[tuple[str, int, str], Cell]:
     with Progress() as progress, ProcessPoolExecutor(args.jobs) as pool:
         task = progress.add_task("games", total=len(todo))
         for job, share, wall, cpu in pool.map(play_one, todo, chunksize=1):
-            cell = cells.setdefault((job.game, job.players, f"{job.a} vs {job.b}"), Cell())
+            key = (job.game, job.players, f"{job.a} vs {job.b}")
+            cell = cells.setdefault(key, Cell())
             cell.games += 1
             cell.a_wins += share
             cell.wall += wall
             cell.cpu += cpu
             progress.advance(task)
+            if cell.games == args.games:  # a line per finished cell, also in a log file
+                progress.console.print(f"{key}: A wins {100 * cell.a_wins / cell.games:.1f} %")
     return cells
 
 
@@ -122,9 +127,11 @@ def report(cells: dict[tuple[str, int, str], Cell]) -> Table:
     for (name, players, pairing), cell in sorted(cells.items()):
         timing = ["-"] * 4
         if cell.wall:
-            timing = [f"{1000 * f(t):.0f}" for t in (cell.wall, cell.cpu) for f in (statistics.fmean, p95)]
-        share = f"{100 * cell.a_wins / cell.games:.1f} %"
-        table.add_row(name, str(players), pairing, str(cell.games), share, f"{100 / players:.0f} %", *timing)
+            timing = [
+                f"{1000 * f(t):.0f}" for t in (cell.wall, cell.cpu) for f in (statistics.fmean, p95)
+            ]
+        share, fair = f"{100 * cell.a_wins / cell.games:.1f} %", f"{100 / players:.0f} %"
+        table.add_row(name, str(players), pairing, str(cell.games), share, fair, *timing)
     return table
 
 
@@ -140,7 +147,7 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     cells = run(args)
-    Console().print(report(cells))
+    Console(width=160).print(report(cells))
     print(f"{time.perf_counter() - started:.0f} s")
     if args.json:
         with open(args.json, "w") as out:

@@ -46,12 +46,14 @@ def choose(
     brings one. Without a deadline the result is a pure function of the arguments.
 
     Raises RuleViolation ``unknown_game``, ValueError for an unknown level, an
-    empty ``legal`` or a spectator's view.
+    empty ``legal``, a budget below 1 or a spectator's view.
     """
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}; levels: {', '.join(LEVELS)}")
     if not legal:
         raise ValueError("a bot needs at least one legal command")
+    if budget is not None and budget < 1:
+        raise ValueError("a budget is at least one simulation")
     kit = kit_for(game_name)
     if level == RANDOM:
         return legal[rng.randbelow(len(legal), "random")]

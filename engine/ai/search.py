@@ -12,8 +12,8 @@ Candidates are the greedy ranking's best few. The budget is spent by sequential
 halving (Karnin et al. 2013): in each round every surviving candidate is played
 in the same fresh worlds -- common random numbers, so the comparison measures
 the commands and not the luck of the worlds -- and the worse half is dropped.
-Ties go to the candidate ranked first, so with too little budget the search
-falls back to the greedy choice.
+Ties go to the better-ranked candidate, so where the simulations see no
+difference the greedy judgement decides.
 
 Deterministic for a given (view, legal, rng, iterations) without a deadline. A
 ``deadline`` callable, checked after each world, lets a caller bound the time;

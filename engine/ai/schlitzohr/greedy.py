@@ -27,6 +27,8 @@ from engine.schlitzohr import specs
 from engine.schlitzohr.state import EMPTY, INSPECT, MOVING, SIX, START
 
 SIX_PIPS = 6
+"""Pips of a move chosen after a 6."""
+
 MEAN_LOOKS = 3.5
 """Ears a peek or joker looks at on average (one die roll)."""
 
@@ -42,7 +44,7 @@ def greedy(view: JSON, legal: Sequence[JSON]) -> JSON:
 
 def ranked(obs: Observation, legal: Sequence[JSON]) -> list[tuple[float, JSON]]:
     """:func:`scored`, best first (a stable sort: ties keep their order)."""
-    return sorted(scored(obs, legal), key=lambda option: -option[0])
+    return sorted(scored(obs, legal), key=_value, reverse=True)
 
 
 def scored(obs: Observation, legal: Sequence[JSON]) -> list[tuple[float, JSON]]:
@@ -81,9 +83,7 @@ def _start(obs: Observation, legal: Sequence[JSON]) -> list[tuple[float, JSON]]:
 
 def _six(judge: h.Judge, legal: Sequence[JSON]) -> list[tuple[float, JSON]]:
     peek_value = h.expected_own_found(judge.obs, MEAN_LOOKS) * h.KNOWING_VALUE
-    places = [
-        (judge.place_gain(c["ear"]), c) for c in _one_place_per_ear(legal)
-    ]
+    places = [(judge.place_gain(c["ear"]), c) for c in _one_place_per_ear(legal)]
     moves = _move_scores(judge, legal)
     if moves:
         # A move is judged by the whole six-pip plan, which starts with the best step.

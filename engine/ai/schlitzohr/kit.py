@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,11 +38,10 @@ class SchlitzohrKit:
 
     def candidates(self, view: JSON, legal: Sequence[JSON], limit: int) -> list[JSON]:
         out: list[JSON] = []
-        per_kind: dict[str, int] = {}
+        per_kind: Counter[str] = Counter()
         for _, command in ranked(observe(view), legal):
-            kind = command["kind"]
-            if per_kind.get(kind, 0) < PER_KIND:
-                per_kind[kind] = per_kind.get(kind, 0) + 1
+            per_kind[command["kind"]] += 1
+            if per_kind[command["kind"]] <= PER_KIND:
                 out.append(command)
         return out[:limit]
 

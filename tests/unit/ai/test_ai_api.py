@@ -57,7 +57,7 @@ def test_a_deadline_ends_the_search_after_one_world() -> None:
     assert calls == 1
 
 
-def test_unknown_level_game_or_empty_legal_are_refused() -> None:
+def test_unknown_level_or_game_empty_legal_or_no_budget_are_refused() -> None:
     position = random_position("abluxxen", 2, b"refuse", 0)
     rng = SeededRandom(b"r", "bot")
     with pytest.raises(ValueError, match="level"):
@@ -67,6 +67,8 @@ def test_unknown_level_game_or_empty_legal_are_refused() -> None:
     assert err.value.code == "unknown_game"
     with pytest.raises(ValueError, match="legal"):
         choose("abluxxen", "greedy", position.view, [], rng)
+    with pytest.raises(ValueError, match="budget"):
+        choose("abluxxen", "strong", position.view, position.legal, rng, budget=0)
 
 
 @pytest.mark.parametrize("name", ["schlitzohr", "abluxxen"])

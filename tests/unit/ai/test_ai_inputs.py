@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from ai_positions import CASES, IDS
 
+from engine.abluxxen.cards import counts_to_json
 from engine.ai import LEVELS, bot_policy
 from engine.model import JSON, Event
 from engine.playout import Policy, play
@@ -43,9 +44,9 @@ def assert_nothing_hidden(name: str, state: Any, seat: int, view: JSON) -> None:
                 assert ear in state.revealed or ear in state.known[seat]
         for ear in view["board"]["ears"]:
             assert (ear["colour"] is not None) == (ear["id"] in state.revealed)
-    else:
+    else:  # no other hand, no pile card: only its own hand and the sizes of the others
         assert "hands" not in view and "pile" not in view
-        assert view["seat"] == seat and view["hand"] is not None
+        assert view["seat"] == seat and view["hand"] == counts_to_json(state.hands[seat])
     assert view == get_game(name).view(state, seat)
 
 
