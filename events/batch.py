@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.model import JSON, Event
 from events.canonical import canonical_json, sha256_hex
@@ -17,11 +17,10 @@ from events.errors import InvalidEvent
 from events.port import AppendResult, GameRef
 from events.records import GAME_ENDED
 from events.schemas.registry import SchemaRegistry
-from events.sealing import Sealed, seal
+from events.sealing import Sealed, seal_encoded
 
 
-@dataclass(frozen=True, slots=True)
-class PreparedBatch:
+class PreparedBatch(NamedTuple):
     """A validated, sealed batch, and the record a retry of it will be answered with
     ("" when there is no idempotency key to store it under)."""
 
@@ -61,35 +60,49 @@ def prepare(
     """
     if not events:
         raise InvalidEvent("-", 0, "a batch needs at least one event")
-    versions = {e.type: registry.lookup(game.type, e.type, i).version for i, e in enumerate(events)}
-    registry.check_metadata(events[0].type, time, actor, command)
+    lookup, game_type = registry.lookup, game.type
+    versions: dict[str, int] = {}
+    for i, event in enumerate(events):  # a loop, not a comprehension: no frame (3.11)
+        versions[event.type] = lookup(game_type, event.type, i).version
+    first_type = events[0].type
     try:
-        sealed = seal(
+        actor_text, command_text = canonical_json(actor), canonical_json(command)
+    except (TypeError, ValueError) as exc:
+        registry.check_metadata(first_type, time, actor, command)  # names a bad field if it can
+        raise InvalidEvent(first_type, 0, f"not JSON data: {exc}") from exc
+    registry.check_metadata(first_type, time, actor, command, actor_text)
+    try:
+        sealed = seal_encoded(
             game.id,
             events,
             expected_version + 1,
             prev_hash,
             time=time,
-            actor=actor,
-            command=command,
+            actor_text=actor_text,
+            command_text=command_text,
             schema_version=versions.__getitem__,
         )
     except (TypeError, ValueError) as exc:
-        raise InvalidEvent(events[0].type, 0, f"not JSON data: {exc}") from exc
+        raise InvalidEvent(first_type, 0, f"not JSON data: {exc}") from exc
+    ended = 0
+    check = registry.check
     for i, (event, done) in enumerate(zip(events, sealed, strict=True)):
-        registry.check(game.type, event, i, (done.data_text, done.private_text))
-    ended = [s.version for s in sealed if s.type == GAME_ENDED]
-    record = _record(sealed, actor, command, response) if keyed else ""
-    return PreparedBatch(sealed, ended[0] if ended else 0, record)
+        check(game_type, event, i, (done.data_text, done.private_text))
+        if not ended and done.type == GAME_ENDED:
+            ended = done.version
+    record = ""
+    if keyed:  # the fingerprint is sha256_hex(canonical_json([actor, command])), from the texts
+        record = _record(sealed, sha256_hex(f"[{actor_text},{command_text}]"), response)
+    return PreparedBatch(sealed, ended, record)
 
 
-def _record(sealed: list[Sealed], actor: JSON, command: JSON | None, response: str | None) -> str:
+def _record(sealed: list[Sealed], request_fingerprint: str, response: str | None) -> str:
     return canonical_json(
         {
             "first": sealed[0].version,
             "last": sealed[-1].version,
             "hash": sealed[-1].hash,
-            "fingerprint": fingerprint(actor, command),
+            "fingerprint": request_fingerprint,
             "response": response,
         }
     )

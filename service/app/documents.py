@@ -9,9 +9,10 @@ events. Nothing here reads Redis.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
+
+import orjson
 
 from engine.game import Game
 from engine.model import JSON, Event
@@ -21,8 +22,14 @@ from engine.table import FINISHED, Table
 
 def encode(document: Any) -> str:
     """``document`` as compact JSON text (UTF-8 as is, not ``\\u`` escaped): the one
-    encoding of every answer, so an outcome stored for a retry is answered byte for byte."""
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+    encoding of every answer, so an outcome stored for a retry is answered byte for byte.
+
+    orjson, because a view is a few kilobytes and this runs on every command; for the
+    documents we build (str keys, ints, no floats) its text equals
+    ``json.dumps(document, separators=(",", ":"), ensure_ascii=False)``
+    (``tests/unit/test_documents_encode.py``). TypeError (orjson's JSONEncodeError) for
+    what is not JSON data."""
+    return orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def seats_json(table: Table) -> list[JSON]:

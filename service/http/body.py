@@ -41,7 +41,8 @@ def is_json_mimetype(mimetype: str) -> bool:
 
 
 def json_body(schema: Schema) -> dict[str, Any]:
-    """The request body loaded through ``schema`` (see the module docstring for errors)."""
+    """The request body loaded through ``schema`` (see the module docstring for errors);
+    through its ``load_fast`` where the schema has one (same result, fewer steps)."""
     if not is_json_mimetype(request.mimetype):
         raise Problem(415, "unsupported_media_type", "send the body as application/json")
     raw = request.get_data(cache=False)
@@ -50,7 +51,7 @@ def json_body(schema: Schema) -> dict[str, Any]:
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         raise Problem(400, "malformed_json", "the body is not valid JSON") from None
     try:
-        return schema.load(data)  # type: ignore[no-any-return]
+        return getattr(schema, "load_fast", schema.load)(data)  # type: ignore[no-any-return]
     except ValidationError as err:
         raise Problem(
             422, "invalid_body", "the body does not match its schema", errors=err.messages

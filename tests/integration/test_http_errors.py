@@ -21,7 +21,7 @@ from support.http_games import FlaskApi, Reply, create_game, seat_everyone
 from support.redis import TestRedis
 
 from service.bootstrap import Services
-from service.http.ratelimit import retry_after
+from service.http.ratelimit import RateLimiter, retry_after
 
 pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api
 
@@ -495,3 +495,46 @@ def test_the_sliding_window_says_how_long_to_wait(
         assert wait is None
     else:
         assert wait == pytest.approx(expected)
+
+
+class Clock:
+    def __init__(self, now: float) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class CountingLimiter(RateLimiter):
+    """A limiter that counts its Redis round trips."""
+
+    round_trips = 0
+
+    def _count(self, bucket: str, window: int, size: int) -> tuple[int, int]:
+        self.round_trips += 1
+        return super()._count(bucket, window, size)
+
+
+def test_leases_never_let_a_bucket_past_its_limit_and_spare_most_round_trips(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    clock = Clock(6_000_030.0)  # 30 s into a minute
+    processes = [CountingLimiter(redis_client, key_prefix, 200, clock) for _ in range(3)]
+    counter = processes[0].key("tok", int(clock.now // 60))
+    served, trips_while_serving = 0, 0
+    for i in range(400):  # round robin over three API processes, one bucket
+        if processes[i % 3].hit("tok") is None:
+            served += 1
+            assert served <= int(redis_client.get(counter))  # counted before it is served
+            trips_while_serving = sum(p.round_trips for p in processes)
+    assert 200 - 3 * 2 <= served <= 200  # never past the limit, and little lost near it
+    assert trips_while_serving < served / 4  # most requests were served from a lease
+
+
+def test_a_lease_ends_with_its_minute(redis_client: redis.Redis, key_prefix: str) -> None:
+    clock = Clock(6_000_000.0)
+    limiter = RateLimiter(redis_client, key_prefix, 3, clock)
+    assert [limiter.hit("b") for _ in range(3)] == [None, None, None]
+    assert limiter.hit("b") is not None
+    clock.now += 120  # two minutes later both windows are gone
+    assert limiter.hit("b") is None

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import redis
 from support.counter import counted, counter_game, created, fold
 
 from engine.model import Event
@@ -23,6 +24,7 @@ from events.errors import (
     GameNotFound,
     IdempotencyKeyReused,
     InvalidEvent,
+    StoreError,
     UnknownEventType,
     VersionConflict,
 )
@@ -233,6 +235,43 @@ class StoreContract:
         with pytest.raises(ChainBroken):
             fresh.append(ref, [counted(0, 1)], 1, actor=seat_actor(0))
         assert fresh.head(ref.id).version == 1
+
+    @pytest.mark.parametrize("edit", ["extra entry", "deleted entry"])
+    def test_a_hand_edited_stream_is_refused_whole(self, s: RedisEventStore, edit: str) -> None:
+        ref, _ = new_game(s)
+        events_key = s.keys(ref.id).events
+        if edit == "extra entry":
+            s._redis.xadd(events_key, {"e": "{}"}, id="2-0")
+        else:
+            s._redis.xdel(events_key, "1-0")
+        length = s._redis.xlen(events_key)
+        with pytest.raises(StoreError, match="stream holds"):
+            s.append(ref, [counted(0, 1), counted(1, 2)], 1, actor=seat_actor(0))
+        assert s._redis.xlen(events_key) == length
+        assert s.head(ref.id).version == 1
+
+    def test_the_append_script_checks_its_arguments_before_writing(
+        self, s: RedisEventStore
+    ) -> None:
+        ref, _ = new_game(s)
+        keys = s.keys(ref.id)
+        head = s.head(ref.id)
+        text = "{}"
+        two_keys = [keys.head, keys.events]
+        four_keys = [*two_keys, keys.idempotency, keys.seed]
+        bad_calls: list[tuple[list[str], list[Any]]] = [
+            (two_keys, [1, head.hash, "a" * 64, 0]),  # no events
+            (two_keys, [1, head.hash, "a" * 64, 2, text]),  # fewer events than n
+            (four_keys, [1, head.hash, "a" * 64, 1, text, "nope", 1]),  # unknown option
+            (four_keys, [1, head.hash, "a" * 64, 1, text, "idem", "k"]),  # option cut short
+            (two_keys, [1, head.hash, "a" * 64, 1, text, "seed", "ab"]),  # its key missing
+            (four_keys, [1, head.hash, "a" * 64, 1, text, "feed", ref.id, 10]),  # no KEYS[5]
+        ]
+        for script_keys, args in bad_calls:
+            with pytest.raises(redis.ResponseError):
+                s._append(script_keys, args)
+        assert s.head(ref.id) == head
+        assert [e.version for e in s.read_all(ref.id, ADMIN)] == [1]
 
     def test_script_reloads_after_script_flush(self, s: RedisEventStore) -> None:
         ref, _ = new_game(s)

@@ -25,7 +25,10 @@ class SchlitzohrKit:
 
     game: Game[Any] = get_game("schlitzohr")
     default_iterations = 240
-    horizon = 12
+    horizon = 20
+    """About three turns. Against 12 (two turns) at the same budget the strong bot won
+    67 % instead of 58 % of 48 two-player games against greedy (the same seeds),
+    while a bigger budget (400) at horizon 12 did not help (54 %)."""
 
     def seat(self, view: JSON) -> int:
         seat: int | None = view["viewer"]
