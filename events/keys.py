@@ -49,12 +49,6 @@ projections rebuild`` recreates them.
     ``scripts.APPEND`` itself (its KEYS[5]: atomic with the append), on a cluster by
     ``events.feed.publish`` after each append (see ``events.feed``), capped near 100 000
     entries; read through the consumer group ``projector`` by ``workers.projector``.
-``<p>appends`` -- pub/sub channel (not a key: nothing is stored)
-    One message per successful append, ``<game id> <first version>`` then each stored
-    envelope JSON, newline-separated. PUBLISHed by ``scripts.APPEND`` (its "notify"
-    option) on a standalone Redis when ``TABLETOP_TABLE_NOTICES`` is on; heard by
-    ``events.notices.NoticeListener`` in every API process to keep its table cache
-    current. Best effort: a lost notice only costs a read.
 ``<p>game:{<id>}:view`` -- hash (the game's hash tag: same slot as its stream)
     ``v`` = checkpoint (last version applied), ``game``, ``rules``, ``status``,
     ``seats``, ``spectator`` and ``seat:<n>`` (view JSON), ``scores``, ``result``

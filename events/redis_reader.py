@@ -48,17 +48,6 @@ class RedisEventReader:
     def prefix(self) -> str:
         return self._prefix
 
-    @property
-    def client(self) -> Any:
-        """The Redis client this store reads and writes through."""
-        return self._redis
-
-    @property
-    def upcasters(self) -> Upcasters:
-        """The upcasters every read applies (for readers of the same events elsewhere,
-        e.g. ``events.notices``)."""
-        return self._upcasters
-
     def keys(self, game_id: str) -> GameKeys:
         """The Redis keys of ``game_id`` (ValueError for an invalid id)."""
         keys = self._keys.get(game_id) if type(game_id) is str else None

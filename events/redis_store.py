@@ -16,10 +16,6 @@ successful append's ``(game, version)`` to the projection feed (``events.feed``)
 inside the same script -- atomic with the append, and no second round trip. On a
 cluster the shard stream lives in another slot, so there the caller publishes
 after the append (``events.feed.publish``).
-
-Notices: a store built with ``notices=True`` (standalone Redis only) also PUBLISHes
-each successful append's events, from the same script, as an append notice
-(``events.notices``): other processes keep their table caches current from them.
 """
 
 from __future__ import annotations
@@ -44,7 +40,6 @@ from events.errors import (
     VersionConflict,
 )
 from events.keys import GameKeys
-from events.notices import channel as notice_channel
 from events.port import AppendResult, GameRef, Snapshot
 from events.records import GAME_ENDED, SEED_REVEALED, check_creation
 from events.redis_reader import RedisEventReader
@@ -65,19 +60,14 @@ class RedisEventStore(RedisEventReader):
         registry: SchemaRegistry | None = None,
         upcasters: Upcasters | None = None,
         feed_shards: int | None = None,
-        notices: bool = False,
     ) -> None:
         """``feed_shards``: publish each append to the projection feed with that many
-        shards, inside the append script (None: don't); ``notices``: publish each
-        append's notice (see the module docstring). ValueError for a shard count below
-        1, or for either with a cluster client."""
+        shards, inside the append script (None: don't; see the module docstring).
+        ValueError for a shard count below 1 or with a cluster client."""
         super().__init__(client, prefix=prefix, upcasters=upcasters)
         if feed_shards is not None and (feed_shards < 1 or _is_cluster(client)):
             raise ValueError("feed_shards needs a positive count and a standalone Redis")
-        if notices and _is_cluster(client):
-            raise ValueError("notices need a standalone Redis")
         self._feed_shards = feed_shards
-        self._notify = ["notify", notice_channel(self._prefix)] if notices else None
         self._clock = clock
         self._registry = registry or default_registry()
         self._append = Script(client, APPEND)
@@ -129,12 +119,6 @@ class RedisEventStore(RedisEventReader):
     def publishes_feed(self) -> bool:
         """Whether every successful append also publishes to the feed (in its script)."""
         return self._feed_shards is not None
-
-    @property
-    def publishes_notices(self) -> bool:
-        """Whether every successful append also publishes an append notice."""
-        return self._notify is not None
-
     def recall(
         self, game_id: str, idempotency_key: str, actor: JSON, command: JSON | None
     ) -> AppendResult | None:
@@ -269,10 +253,8 @@ class RedisEventStore(RedisEventReader):
         self, game_id: str, keys: GameKeys, head: list[Any], texts: list[str], options: list[Any]
     ) -> Any:
         """Run ``scripts.APPEND`` (see its header): ``head`` = its ARGV[1..3], ``texts``
-        the events, ``options`` its options but the feed and the notice, which are
-        added here -- and only the KEYS the options need."""
-        if self._notify is not None:
-            options = [*options, *self._notify, game_id]
+        the events, ``options`` its options but the feed, which is added here -- and
+        only the KEYS the options need."""
         if self._feed_shards is not None:
             feed_key = feed.feed_key(self._prefix, feed.shard_of(game_id, self._feed_shards))
             script_keys = [keys.head, keys.events, keys.idempotency, keys.seed, feed_key]

@@ -63,9 +63,6 @@ APPEND = """
 --   "feed", game id, maxlen  on success also XADD {g = game id, v = new version} to
 --                         KEYS[5], capped near maxlen (events.feed's entry format):
 --                         atomically with the events, and no second round trip
---   "notify", channel, game id  on success also PUBLISH to channel (not a key: pub/sub)
---                         "<game id> <first version>\\n<event JSON>\\n..." -- the append
---                         notice of events.notices (needs no KEYS of its own)
 -- Returns one of
 --   {"ok", new_version}
 --   {"dup", record}                   the key was used before: nothing written
@@ -79,7 +76,7 @@ if not n or n < 1 or 4 + n > #ARGV then
 end
 local at = {}
 if 4 + n < #ARGV then
-  local arity = {idem = 2, ended = 1, seed = 1, feed = 2, notify = 2}
+  local arity = {idem = 2, ended = 1, seed = 1, feed = 2}
   local i = 5 + n
   while i <= #ARGV do
     local name = ARGV[i]
@@ -132,13 +129,6 @@ end
 if at.feed then
   local game, maxlen = ARGV[at.feed + 1], ARGV[at.feed + 2]
   redis.call('XADD', KEYS[5], 'MAXLEN', '~', maxlen, '*', 'g', game, 'v', version)
-end
-if at.notify then
-  local notice = {ARGV[at.notify + 2] .. ' ' .. (tonumber(ARGV[1]) + 1)}
-  for i = 5, 4 + n do
-    notice[#notice + 1] = ARGV[i]
-  end
-  redis.call('PUBLISH', ARGV[at.notify + 1], table.concat(notice, '\\n'))
 end
 return {'ok', version}
 """

@@ -45,16 +45,12 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
     With the default notifier on a standalone Redis, the store publishes each append
     to the projection feed inside its append script (one round trip per command, and
     atomic); on a cluster the notifier publishes after the append. A caller-supplied
-    ``notifier`` gets a store that publishes nothing to the feed itself. On a standalone
-    Redis with ``table_notices`` on, every append is also announced to the API
-    processes' table caches (``events.notices``; the HTTP app listens).
+    ``notifier`` gets a store that publishes nothing itself.
     """
     settings = settings or Settings.from_env()
     client = client if client is not None else redis_client(settings.redis_url)
-    standalone = not isinstance(client, RedisCluster)
-    feed_shards = shards_from_env() if notifier is None and standalone else None
-    notices = settings.table_notices and standalone
-    store = RedisEventStore(client, prefix=settings.key_prefix, feed_shards=feed_shards, notices=notices)
+    feed_shards = None if notifier is not None or isinstance(client, RedisCluster) else shards_from_env()
+    store = RedisEventStore(client, prefix=settings.key_prefix, feed_shards=feed_shards)
     if notifier is None:
         from service.app.notify import default_notifier
 

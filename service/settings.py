@@ -70,11 +70,6 @@ class Settings:
     sweep_interval_s: float = 5.0
     """How often the sweeper looks for games that wait on a bot for longer than ``bot_stall_s``."""
 
-    table_notices: bool = True
-    """Publish each append's events on Redis pub/sub, and keep every API process's table
-    cache current from them (``events.notices``): a command then rarely has to read the
-    events another process appended. Standalone Redis only; ``false`` turns it off."""
-
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
         """Settings from ``environ`` (default ``os.environ``); ValueError on a bad value."""
@@ -88,19 +83,7 @@ class Settings:
                 continue
             default = f.default
             try:
-                values[f.name] = _parsed(raw, default)
+                values[f.name] = type(default)(raw) if not isinstance(default, str) else raw
             except ValueError:
                 raise ValueError(f"TABLETOP_{f.name.upper()} must be a {type(default).__name__}, got {raw!r}") from None
         return cls(**values)  # type: ignore[arg-type]
-
-
-_TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}
-
-
-def _parsed(raw: str, default: object) -> object:
-    """``raw`` as the type of ``default``; ValueError if it is not one."""
-    if isinstance(default, bool):  # before int: bool("false") would be True
-        if raw.strip().lower() not in _TRUE | _FALSE:
-            raise ValueError(raw)
-        return raw.strip().lower() in _TRUE
-    return raw if isinstance(default, str) else type(default)(raw)

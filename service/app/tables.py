@@ -5,12 +5,6 @@ head (it always reads the events after what the cache holds -- one XRANGE, usual
 empty). :meth:`TableRepository.cached` may be behind; the command path uses it
 optimistically, because the append script refuses any write that was not decided
 on the current version, so a stale cache can cost a retry but never a wrong event.
-
-Followed caches: with :meth:`TableRepository.follow`, the cache also folds the
-append notices of every process (``events.notices``), so a table another process
-moved on is usually current here before the game's next command arrives -- no read
-on the command path. A notice only ever extends a cached table by the versions
-right after it; anything else is ignored.
 """
 
 from __future__ import annotations
@@ -21,11 +15,9 @@ from typing import Any
 
 from engine.game import Game
 from engine.registry import get_game
-from engine.table import Table, evolve_table
-from events.envelope import Envelope
+from engine.table import Table
 from events.errors import GameNotFound as StoreGameNotFound
 from events.loading import load_table
-from events.notices import NoticeListener
 from events.redis_store import RedisEventStore
 from service.app.errors import GameNotFound
 
@@ -42,32 +34,9 @@ class TableRepository:
         self._size = size
         self._cache: OrderedDict[str, Table] = OrderedDict()
         self._lock = threading.Lock()
-        self._listener: NoticeListener | None = None
-
-    def follow(self) -> NoticeListener:
-        """Keep cached tables current from the store's append notices (the store must
-        publish them: ``RedisEventStore(notices=True)``). The listener thread starts
-        with the first use of the cache in each process; returns it."""
-        store = self.store
-        self._listener = NoticeListener(store.client, store.prefix, store.upcasters, self.apply)
-        return self._listener
-
-    def apply(self, game_id: str, envelopes: list[Envelope]) -> None:
-        """Fold one append's ``envelopes`` into the cached table of ``game_id`` if they
-        continue it exactly; otherwise do nothing (see the module docstring)."""
-        with self._lock:
-            table = self._cache.get(game_id)
-        if table is None or not envelopes or envelopes[0].version != table.version + 1:
-            return
-        game = get_game(table.game)
-        for envelope in envelopes:
-            table = evolve_table(game, table, envelope.to_event(), envelope.version, envelope.time)
-        self.remember(game_id, table)
 
     def cached(self, game_id: str) -> Table | None:
         """The table this process last saw, possibly behind the store."""
-        if self._listener is not None:
-            self._listener.ensure_running()
         with self._lock:
             table = self._cache.get(game_id)
             if table is not None:

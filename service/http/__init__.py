@@ -43,8 +43,6 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         raise TypeError("pass settings or services, not both (services carry their settings)")
     services = services or build(settings)
     settings = services.settings
-    if services.store.publishes_notices:
-        services.app.tables.follow()  # the listener starts in each worker, after the fork
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.extensions[context.EXTENSION] = services

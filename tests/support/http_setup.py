@@ -2,7 +2,7 @@
 
 Every app uses the test's own key prefix (cleaned afterwards by ``redis_client``), no
 notifier (no bot jobs, no feed: each test drives what it needs), the rate limit off
-unless a test asks for one, no append notices, short stream and long-poll bounds, and a client that
+unless a test asks for one, short stream and long-poll bounds, and a client that
 checks every response against ``openapi.yaml``. The fixtures are in ``support.http_app``.
 """
 
@@ -34,9 +34,6 @@ def app_settings(redis_target: TestRedis, key_prefix: str, **overrides: Any) -> 
         "sse_max_s": 5.0,
         "sse_heartbeat_s": 0.2,
         "long_poll_max_s": 2.0,
-        # No listener thread per test app (tests/integration/test_table_notices.py and
-        # the e2e servers cover the notices).
-        "table_notices": False,
         **overrides,
     }
     return Settings(**values)
