@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from engine.errors import UNKNOWN_GAME, RuleViolation
 from engine.game import Game
 
 
+@cache  # built once: every command looks games up several times
 def _games() -> dict[str, Game[Any]]:
     # Imported lazily so that a game module may import engine helpers freely.
     from engine.abluxxen.game import GAME as ABLUXXEN

@@ -187,6 +187,10 @@ class Application:
         """The shared command path. ``identify`` names the seat and actor on the table the
         command is decided on, so a token is always checked against that very table."""
         table = self.tables.cached(game_id) or self.tables.load(game_id)
+        if expected is not None and key is None and table.version != expected:
+            # Behind the client (another process took the last command): catch up first,
+            # so the token is checked once, on the table the command is decided on.
+            table = self.tables.load(game_id)
         try:
             seat, actor = identify(table)
         except (Unauthenticated, Forbidden):
