@@ -32,6 +32,12 @@ def decode(entries: Iterable[Entry], field: Any, upcasters: Upcasters) -> list[E
     return [from_stored(upcast(loads(fields[field]))) for _, fields in entries]
 
 
+def decode_texts(texts: Iterable[str | bytes], upcasters: Upcasters) -> list[Envelope]:
+    """:func:`decode` for stored texts without their stream entries."""
+    loads, upcast, from_stored = json.loads, upcasters.upcast, Envelope.from_stored
+    return [from_stored(upcast(loads(text))) for text in texts]
+
+
 def redact_all(envelopes: Sequence[Envelope], viewer: Viewer, finished: bool) -> list[Envelope]:
     """``envelopes`` as ``viewer`` may see them; the same list when nothing is hidden."""
     if sees_everything(viewer, finished):

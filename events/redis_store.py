@@ -45,6 +45,7 @@ from events.records import GAME_ENDED, SEED_REVEALED, check_creation
 from events.redis_reader import RedisEventReader
 from events.schemas import SchemaRegistry, default_registry
 from events.scripts import APPEND, SAVE_SNAPSHOT, Script
+from events.recent import RecentAppends
 from events.upcasting import Upcasters
 
 
@@ -60,11 +61,14 @@ class RedisEventStore(RedisEventReader):
         registry: SchemaRegistry | None = None,
         upcasters: Upcasters | None = None,
         feed_shards: int | None = None,
+        recent: RecentAppends | None = None,
     ) -> None:
         """``feed_shards``: publish each append to the projection feed with that many
         shards, inside the append script (None: don't; see the module docstring).
+        ``recent``: a board shared with this host's other server processes, where each
+        acknowledged batch is left for them (see ``events.recent``).
         ValueError for a shard count below 1 or with a cluster client."""
-        super().__init__(client, prefix=prefix, upcasters=upcasters)
+        super().__init__(client, prefix=prefix, upcasters=upcasters, recent=recent)
         if feed_shards is not None and (feed_shards < 1 or _is_cluster(client)):
             raise ValueError("feed_shards needs a positive count and a standalone Redis")
         self._feed_shards = feed_shards
@@ -224,6 +228,8 @@ class RedisEventStore(RedisEventReader):
         status = reply[0]
         if status == b"ok" or status == "ok":
             self._remember(game.id, reply[1], last_hash)
+            if self._recent is not None:
+                self._recent.post(self._prefix + game.id, expected + 1, texts)
             return AppendResult(game.id, expected + 1, reply[1], last_hash)
         status = _decoded(status)
         if status == "dup":

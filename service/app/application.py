@@ -190,7 +190,7 @@ class Application:
         if expected is not None and key is None and table.version != expected:
             # Behind the client (another process took the last command): catch up first,
             # so the token is checked once, on the table the command is decided on.
-            table = self.tables.load(game_id)
+            table = self.tables.catch_up(game_id, table, expected)
         try:
             seat, actor = identify(table)
         except (Unauthenticated, Forbidden):
@@ -205,7 +205,7 @@ class Application:
             if earlier is not None:
                 return earlier
         if table.version != expected:
-            table = self.tables.load(game_id)  # the cache may be behind; the client may be right
+            table = self.tables.catch_up(game_id, table, expected)  # the client may be right
             seat, actor = identify(table)
         if table.version != expected:
             raise StaleVersion(f"the game is at version {table.version}, not {expected}", table.version)

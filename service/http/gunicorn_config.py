@@ -1,6 +1,8 @@
 """Gunicorn settings the API needs; load with ``gunicorn -c python:service.http.gunicorn_config``.
 
 - ``gthread`` workers: an SSE stream or a long poll holds a thread, not a process.
+- ``on_starting`` makes the board of recent appends (``events.recent``) in the master,
+  before the workers fork, so that they all share it (``TABLETOP_RECENT_APPENDS``).
 - With ``PROMETHEUS_MULTIPROC_DIR`` set (an empty writable directory, in the
   environment of the master before it starts), every worker writes its metrics
   there and ``/metrics`` sums them; ``child_exit`` marks a dead worker's gauges dead.
@@ -33,3 +35,15 @@ def child_exit(server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+def on_starting(server: Any) -> None:
+    """Share a board of recent appends between the workers (more than one, and not
+    switched off): made here, in the master, so every worker forked later maps it."""
+    from events.recent import RecentAppends
+    from service.bootstrap import share_recent_appends
+    from service.settings import Settings
+
+    slots = Settings.from_env().recent_appends
+    if slots > 0 and server.cfg.workers > 1:
+        share_recent_appends(RecentAppends.create(slots))
