@@ -49,7 +49,15 @@ def redis_client(url: str) -> Any:
     """
     if url.startswith("redis+cluster://"):
         return RedisCluster.from_url("redis://" + url.removeprefix("redis+cluster://"))
-    return redis.Redis.from_url(url, health_check_interval=30)
+    return redis.Redis.from_pool(_Pool.from_url(url, health_check_interval=30))
+
+
+class _Pool(redis.ConnectionPool):
+    """redis-py's pool without the deprecation wrapper redis-py 6 puts around
+    ``get_connection``: it inspects the arguments of every call (none are ever passed
+    here), which measured about 2 % of a command's CPU in the API bench."""
+
+    get_connection = getattr(redis.ConnectionPool.get_connection, "__wrapped__", redis.ConnectionPool.get_connection)
 
 
 def build(settings: Settings | None = None, notifier: Notifier | None = None, client: Any = None) -> Services:
