@@ -154,4 +154,7 @@ def evolve_table(game: Game[Any], table: Table | None, event: Event, version: in
         return replace(table, seed=event.data["seed"], version=version)
     state = game.evolve(table.state, event)
     status = FINISHED if event.type == GAME_ENDED else table.status
-    return replace(table, state=state, status=status, version=version)
+    # Built directly, not by dataclasses.replace: this runs for every event of every
+    # load and command, and replace's per-field introspection cost more than the rest.
+    t = table
+    return Table(t.game, t.options, t.seats, status, state, version, t.created, t.commitment, t.seed)

@@ -49,8 +49,9 @@ DEFAULT_SLOT_BYTES = 16 * 1024
 LOCK_STRIPES = 64
 """Slots share this many locks (slot number modulo the stripe count)."""
 
-_HEADER = struct.Struct("<IIB")
-"""Slot header: first version, length of the texts, length of the key (0: empty)."""
+_HEADER = struct.Struct("<IIIB")
+"""Slot header: first and last version held, length of the texts, length of the key
+(0: the slot is empty)."""
 _KEY_BYTES = 100  # a prefix (short, by convention) + a game id (at most 64 characters)
 _SEPARATOR = b"\n"  # canonical JSON is compact: it never holds a raw newline
 
@@ -85,18 +86,36 @@ class RecentAppends:
         if len(encoded_key) > _KEY_BYTES or not texts:
             return
         added = _SEPARATOR.join(text.encode() for text in texts)
+        last_version = first_version + len(texts) - 1
         slot, lock = self._slot_of(encoded_key)
         if not lock.acquire(False):
             return
         try:
-            first, body = first_version, added
-            held = self._held(slot, encoded_key)
-            if held is not None and held[0] + held[1].count(_SEPARATOR) + 1 == first_version:
-                first, body = held[0], held[1] + _SEPARATOR + added  # continues the run
-            while len(body) > self._room and _SEPARATOR in body:
-                body = body.partition(_SEPARATOR)[2]  # drop the oldest event
-                first += 1
-            self._write(slot, encoded_key if len(body) <= self._room else b"", first, body)
+            start = slot * self._slot_bytes
+            first, last, length, key_length = _HEADER.unpack_from(self._memory, start)
+            body_at = start + _HEADER.size + _KEY_BYTES
+            continues = length and last + 1 == first_version and self._holds(start, key_length, encoded_key)
+            if continues and length + 1 + len(added) <= self._room:
+                # The common case: the run grows at its end; nothing else is copied.
+                end = body_at + length
+                self._memory[end : end + 1 + len(added)] = _SEPARATOR + added
+                _HEADER.pack_into(self._memory, start, first, last_version, length + 1 + len(added), key_length)
+                return
+            body = self._memory[body_at : body_at + length] + _SEPARATOR + added if continues else added
+            if not continues:
+                first = first_version
+            # Keep at most half the room, so the next few batches are cheap appends again.
+            excess = len(body) - (self._room // 2 if len(added) <= self._room // 2 else self._room)
+            if excess > 0:
+                cut = body.find(_SEPARATOR, excess - 1)
+                if cut < 0:  # the newest event alone does not fit: hold nothing
+                    _HEADER.pack_into(self._memory, start, 0, 0, 0, 0)
+                    return
+                first += body.count(_SEPARATOR, 0, cut + 1)
+                body = body[cut + 1 :]
+            self._memory[start + _HEADER.size : start + _HEADER.size + len(encoded_key)] = encoded_key
+            self._memory[body_at : body_at + len(body)] = body
+            _HEADER.pack_into(self._memory, start, first, last_version, len(body), len(encoded_key))
         finally:
             lock.release()
 
@@ -108,36 +127,25 @@ class RecentAppends:
         if not lock.acquire(False):
             return None
         try:
-            held = self._held(slot, encoded_key)
+            start = slot * self._slot_bytes
+            first, last, length, key_length = _HEADER.unpack_from(self._memory, start)
+            if not length or not first <= after_version + 1 <= last or not self._holds(start, key_length, encoded_key):
+                return None
+            # Only the wanted suffix is copied: found by separators from the end.
+            body_at = start + _HEADER.size + _KEY_BYTES
+            at = body_at + length
+            for _ in range(last - after_version):
+                at = self._memory.rfind(_SEPARATOR, body_at, at)
+            wanted = self._memory[max(at + 1, body_at) : body_at + length]
         finally:
             lock.release()
-        if held is None:
-            return None
-        first, body = held
-        texts = body.decode().split("\n")
-        skip = after_version + 1 - first
-        if skip < 0 or skip >= len(texts):
-            return None
-        return texts[skip:]
+        return wanted.decode().split("\n")
 
     def _slot_of(self, encoded_key: bytes) -> tuple[int, Any]:
         slot = zlib.crc32(encoded_key) % self._slots
         return slot, self._locks[slot % len(self._locks)]
 
-    def _held(self, slot: int, encoded_key: bytes) -> tuple[int, bytes] | None:
-        """``(first version, texts)`` held in ``slot`` for ``encoded_key``, if any."""
-        start = slot * self._slot_bytes
-        first, length, key_length = _HEADER.unpack_from(self._memory, start)
+    def _holds(self, start: int, key_length: int, encoded_key: bytes) -> bool:
+        """Whether the slot at ``start`` is ``encoded_key``'s."""
         key_at = start + _HEADER.size
-        if key_length != len(encoded_key) or self._memory[key_at : key_at + key_length] != encoded_key:
-            return None
-        body_at = key_at + _KEY_BYTES
-        return first, self._memory[body_at : body_at + length]
-
-    def _write(self, slot: int, encoded_key: bytes, first: int, body: bytes) -> None:
-        start = slot * self._slot_bytes
-        key_at, body_at = start + _HEADER.size, start + _HEADER.size + _KEY_BYTES
-        _HEADER.pack_into(self._memory, start, first, len(body) if encoded_key else 0, len(encoded_key))
-        self._memory[key_at : key_at + len(encoded_key)] = encoded_key
-        if encoded_key:
-            self._memory[body_at : body_at + len(body)] = body
+        return key_length == len(encoded_key) and self._memory[key_at : key_at + key_length] == encoded_key

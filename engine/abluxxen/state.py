@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from engine.abluxxen.cards import EMPTY, Counts
 from engine.abluxxen.sets import CardSet
+from engine.frozen import replacer
 from engine.model import Result
 
 PLAY = "play"
@@ -85,3 +86,8 @@ class State:
         if phase in (RECLAIM, DRAW):
             return self.victim
         return None
+
+
+updated = replacer(State)
+"""``dataclasses.replace`` for a State, without its per-field introspection
+(``evolve`` runs it for every event of every playout). Unknown names raise KeyError."""

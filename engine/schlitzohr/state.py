@@ -13,10 +13,9 @@ on a target of its own colour.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from operator import attrgetter
-from typing import Any
+from dataclasses import dataclass
 
+from engine.frozen import replacer
 from engine.model import Result
 from engine.schlitzohr.board import Board
 from engine.schlitzohr.material import EARS_PER_COLOUR, POINTS_PER_EAR, POINTS_PER_JOKER
@@ -63,21 +62,9 @@ class State:
     result: Result | None
 
 
-_FIELD_NAMES = tuple(f.name for f in fields(State))
-_FIELD_INDEX = {name: i for i, name in enumerate(_FIELD_NAMES)}
-_ALL_FIELDS = attrgetter(*_FIELD_NAMES)
-
-
-def updated(state: State, **changes: Any) -> State:
-    """``dataclasses.replace`` without its per-field introspection.
-
-    ``evolve`` runs this for every event of every playout; the generic
-    ``replace`` was the largest single cost there. Unknown names raise KeyError.
-    """
-    values = list(_ALL_FIELDS(state))
-    for name, value in changes.items():
-        values[_FIELD_INDEX[name]] = value
-    return State(*values)
+updated = replacer(State)
+"""``dataclasses.replace`` for a State, without its per-field introspection
+(``evolve`` runs it for every event of every playout). Unknown names raise KeyError."""
 
 
 def face_down_ears(state: State) -> list[int]:

@@ -305,7 +305,7 @@ class Application:
             )
         except VersionConflict:
             pass  # another process revealed it first
-        self.tables.load(game_id)
+        self.tables.catch_up(game_id, table, table.version + 1)  # SeedRevealed, from the board if held
 
     def _recall(self, game_id: str, key: str, actor: JSON, command: Any) -> Outcome | None:
         """The stored outcome of an earlier call with ``key``, if there was one."""
