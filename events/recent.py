@@ -67,6 +67,11 @@ class RecentAppends:
         self._slot_bytes = slot_bytes
         self._room = slot_bytes - _HEADER.size - _KEY_BYTES
 
+    @property
+    def room(self) -> int:
+        """Bytes of event texts (with one separator between each two) a slot holds."""
+        return self._room
+
     @classmethod
     def create(cls, slots: int = DEFAULT_SLOTS, slot_bytes: int = DEFAULT_SLOT_BYTES) -> RecentAppends:
         """A new, empty board. Create it in the parent, before forking the processes
