@@ -25,7 +25,5 @@ def json_text_response(
     text: str, status: int = 200, headers: Mapping[str, str] | None = None
 ) -> Response:
     """JSON ``text`` encoded already (``service.app.documents.encode``) as a response."""
-    response = Response(text, status, mimetype="application/json")
-    if headers:
-        response.headers.update(headers)
-    return response
+    # content_type, not mimetype: the same header, without Werkzeug working it out.
+    return Response(text, status, headers, content_type="application/json")

@@ -47,3 +47,36 @@ def test_the_fast_path_copies_the_command() -> None:
     assert loaded == {"command": {"kind": "roll"}, "expected_version": 3}
     assert loaded["command"] is not body["command"]
     assert SUBMIT.load_fast({"command": {}}) == {"command": {}, "expected_version": None}
+
+
+def _stdlib(raw: bytes) -> Any:
+    import json
+
+    from service.http.body import _no_constants
+
+    return json.loads(raw, parse_constant=_no_constants)
+
+
+def _outcome(load: Any, raw: bytes) -> Any:
+    try:
+        return ("ok", load(raw))
+    except (ValueError, RecursionError):
+        return ("error",)
+
+
+encodings = st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-le", "utf-32"])
+raw_bodies = (
+    st.tuples(json_values, encodings).map(lambda pair: __import__("json").dumps(pair[0]).encode(pair[1]))
+    | st.binary(max_size=40)
+    | st.sampled_from([b"NaN", b"[Infinity]", b"-Infinity", b"", b"\xff", b"[" * 5000, b'{"a":1,"a":2}'])
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(raw_bodies)
+def test_the_body_decoder_agrees_with_json_loads(raw: bytes) -> None:
+    """The prebuilt decoder of the body reader accepts and refuses exactly what
+    ``json.loads`` with the same options does, with the same result."""
+    from service.http.body import _loads
+
+    assert _outcome(_loads, raw) == _outcome(_stdlib, raw)
