@@ -216,7 +216,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--warmup", type=int, default=2, help="seconds of warm-up per endpoint")
     add("--game", default="schlitzohr")
     add("--players", type=int, default=2)
-    add("--max-rate", type=float, default=3000, help="commands/s to prepare for (more voids a run)")
+    add("--max-rate", type=float, default=5000, help="commands/s to prepare for (more voids a run)")
     add("--install-wrk", action="store_true", help="apt-get install wrk if it is missing")
     return parser.parse_args(argv)
 
