@@ -10,6 +10,8 @@ every colour is shown.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from engine.model import JSON
 from engine.schlitzohr.board import Board
 from engine.schlitzohr.material import COLOURS
@@ -74,15 +76,25 @@ def _last_roll(state: State) -> JSON | None:
 
 
 def _layout(board: Board) -> JSON:
-    """The static board: size, target fields per colour (edge order), blocked fields."""
+    """The static board: size, target fields per colour (edge order), blocked fields.
+    Fresh lists each call (views share no mutable parts), from names worked out once."""
+    targets, blocked, starts = _layout_names(board)
     return {
         "layout": board.name,
         "files": board.files,
         "ranks": board.ranks,
-        "targets": {
-            COLOURS[c]: [board.names[f] for f in fields]
-            for c, fields in enumerate(board.targets_of)
-        },
-        "blocked": [board.names[f] for f, blocked in enumerate(board.blocked) if blocked],
-        "starts": [board.names[f] for f in board.starts],
+        "targets": {colour: list(names) for colour, names in targets},
+        "blocked": list(blocked),
+        "starts": list(starts),
     }
+
+
+@lru_cache(maxsize=16)  # boards are few; bounded in case a decoder builds new ones
+def _layout_names(board: Board) -> tuple[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...], tuple[str, ...]]:
+    """(targets per colour, blocked fields, start fields) by name: fixed per board."""
+    names = board.names
+    targets = tuple(
+        (COLOURS[c], tuple(names[f] for f in fields)) for c, fields in enumerate(board.targets_of)
+    )
+    blocked = tuple(names[f] for f, is_blocked in enumerate(board.blocked) if is_blocked)
+    return targets, blocked, tuple(names[f] for f in board.starts)

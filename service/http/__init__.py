@@ -15,6 +15,10 @@ metrics, docs).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import FunctionType
+from typing import Any
+
 from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -36,6 +40,23 @@ from service.http import (
 from service.settings import Settings
 
 
+class _App(Flask):
+    """Flask, answering ``ensure_sync`` from a memo: Flask asks it for every hook and
+    view on every request, and ``inspect`` is not free on the command hot path."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        if type(func) is not FunctionType:  # bound methods are new objects on each access
+            return super().ensure_sync(func)
+        sync = self._sync.get(func)
+        if sync is None:
+            sync = self._sync[func] = super().ensure_sync(func)
+        return sync
+
+
 def create_app(settings: Settings | None = None, services: Services | None = None) -> Flask:
     """The API app. ``services`` wins over ``settings`` (pass one of them, or neither to
     read the environment); TypeError if both are given."""
@@ -43,7 +64,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         raise TypeError("pass settings or services, not both (services carry their settings)")
     services = services or build(settings)
     settings = services.settings
-    app = Flask(__name__, static_folder=None)
+    app = _App(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.extensions[context.EXTENSION] = services
     app.extensions[context.READS] = ProjectionReader(
