@@ -9,8 +9,10 @@ one catches up without asking Redis.
 
 What it holds: per slot (a game id hashes to one slot), one game's most recent
 *contiguous* run of events, as the exact canonical texts the store appended, with
-the version of the first. A later batch of the same game that continues the run is
-added to it (the oldest events make room); any other batch replaces the slot.
+the versions of its first and last. A later batch of the same game that continues
+the run is added at its end; when the slot is full the oldest events are dropped,
+down to half a slot, so that the next few batches are cheap appends again. Any
+other batch replaces the slot.
 
 Guarantees:
 

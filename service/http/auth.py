@@ -76,7 +76,10 @@ def history_viewer(game_id: str) -> Viewer:
 
 
 _buckets: dict[str, str] = {}
-"""Authorization header -> its bucket: clients send the same header again and again."""
+"""Authorization header -> its bucket: clients send the same header again and again.
+Only headers as short as real ones are kept, at most ``_BUCKETS_KEPT`` of them, so
+made-up headers cannot grow it beyond a few megabytes."""
+_BUCKETS_KEPT, _HEADER_KEPT = 10_000, 200
 
 
 def rate_limit_bucket() -> str:
@@ -85,8 +88,10 @@ def rate_limit_bucket() -> str:
     if header:
         bucket = _buckets.get(header)
         if bucket is None:
-            if len(_buckets) >= 10_000:
-                _buckets.clear()  # crude but lock-free; a miss costs one SHA-256
-            bucket = _buckets[header] = "t:" + hashlib.sha256(header.strip().encode()).hexdigest()[:32]
+            bucket = "t:" + hashlib.sha256(header.strip().encode()).hexdigest()[:32]
+            if len(header) <= _HEADER_KEPT:
+                if len(_buckets) >= _BUCKETS_KEPT:
+                    _buckets.clear()  # crude but lock-free; a miss costs one SHA-256
+                _buckets[header] = bucket
         return bucket
     return "ip:" + (request.remote_addr or "unknown")
