@@ -36,7 +36,8 @@ _shared_recent: RecentAppends | None = None
 
 def share_recent_appends(board: RecentAppends | None) -> None:
     """Make ``board`` the one :func:`build` gives its store. Call it in a server's parent
-    process before it forks the workers that share the board (``tabletop serve``)."""
+    process before it forks the workers that share the board (gunicorn's ``on_starting``
+    hook in ``service.http.gunicorn_config`` does)."""
     global _shared_recent
     _shared_recent = board
 
