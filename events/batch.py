@@ -21,8 +21,8 @@ from events.sealing import Sealed, seal_encoded
 
 
 class PreparedBatch(NamedTuple):
-    """A validated, sealed batch, and the record a retry of it will be answered with
-    ("" when there is no idempotency key to store it under)."""
+    """A validated, sealed batch, and the idempotency record of it ("" when there is no
+    idempotency key to store it under): see :func:`parse_record`."""
 
     sealed: list[Sealed]
     ended_at: int
@@ -47,7 +47,6 @@ def prepare(
     time: str,
     actor: JSON,
     command: JSON | None,
-    response: str | None,
     registry: SchemaRegistry,
     keyed: bool,
 ) -> PreparedBatch:
@@ -92,26 +91,31 @@ def prepare(
             ended = done.version
     record = ""
     if keyed:  # the fingerprint is sha256_hex(canonical_json([actor, command])), from the texts
-        record = _record(sealed, sha256_hex(f"[{actor_text},{command_text}]"), response)
+        record = _record(sealed, sha256_hex(f"[{actor_text},{command_text}]"))
     return PreparedBatch(sealed, ended, record)
 
 
-def _record(sealed: list[Sealed], request_fingerprint: str, response: str | None) -> str:
+def _record(sealed: list[Sealed], request_fingerprint: str) -> str:
+    """The slim idempotency record: which versions the batch wrote, the head hash after
+    it, and the request's fingerprint (about 200 bytes). No answer is stored: the caller
+    rebuilds a retry's answer from the stored events (``service.app.replies``)."""
     return canonical_json(
         {
             "first": sealed[0].version,
             "last": sealed[-1].version,
             "hash": sealed[-1].hash,
             "fingerprint": request_fingerprint,
-            "response": response,
         }
     )
 
 
 def parse_record(game_id: str, record: str | bytes) -> tuple[AppendResult, str]:
-    """The result stored for an idempotency key, and the fingerprint it was stored with."""
+    """The result stored for an idempotency key, and the fingerprint it was stored with.
+
+    Records written before slim records also hold ``response``, the full answer of the
+    first call: it is passed on (``AppendResult.response``), so those keys still answer."""
     raw = json.loads(record)
     result = AppendResult(
-        game_id, raw["first"], raw["last"], raw["hash"], duplicate=True, response=raw["response"]
+        game_id, raw["first"], raw["last"], raw["hash"], duplicate=True, response=raw.get("response")
     )
     return result, raw["fingerprint"]

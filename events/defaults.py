@@ -36,7 +36,17 @@ saves a round trip per append; when full it is simply emptied (a miss costs one
 HMGET, never correctness)."""
 
 MAX_IDEMPOTENCY_KEY = 200
-"""Longest accepted idempotency key, in characters."""
+"""Longest accepted idempotency key of a client, in characters."""
+
+MAX_IDEMPOTENCY_SCOPE = 32
+"""Room for the scope the application puts in front of a key (``seat:<n>:``, ``bot:<n>:``):
+the store accepts keys up to ``MAX_IDEMPOTENCY_KEY`` plus this."""
+
+IDEMPOTENCY_TTL_S = 24 * 3600
+"""Seconds a game's idempotency records live after the append that ended it (the
+``APPEND`` script sets the TTL on the game's ``idem`` hash then); 0 = for ever. Long
+enough for any client to retry a lost answer, short enough that finished games do not
+keep them: after it a retry gets a version conflict."""
 
 
 def key_prefix_from_env() -> str:

@@ -16,8 +16,13 @@ Keys (``<p>`` = the prefix):
     event (absent while the game runs). Written only by ``scripts.APPEND``; read by
     appenders (the hash to continue) and readers (is the game finished?).
 ``<p>game:{<id>}:idem`` -- hash
-    Idempotency key -> JSON record of the first result (first/last version, head
-    hash, request fingerprint, opaque response). Written only by ``scripts.APPEND``.
+    Scoped idempotency key -> JSON record of the first result: ``first``/``last``
+    version, head ``hash``, request ``fingerprint`` (about 200 bytes; records written
+    before slim records also hold ``response``, the full first answer). Fields are
+    ``seat:<n>:<client key>`` (a person's key, scoped to the verified seat) or
+    ``bot:<n>:<version>`` (a bot turn); see ``service.app.retries``. Written only by
+    ``scripts.APPEND``, which also sets its TTL (``TABLETOP_IDEMPOTENCY_TTL_S``) with
+    the append that ends the game.
 ``<p>game:{<id>}:seed`` -- string
     The secret seed (hex). Written once by ``scripts.APPEND``, together with
     ``GameCreated``; read only to seed the engine and to reveal it after the end.

@@ -29,7 +29,8 @@ class AppendResult:
     """What an append wrote -- or, for a retried idempotency key, what the first call wrote.
 
     ``duplicate`` is True when nothing was written because the key was known;
-    ``response`` is the opaque blob the first call stored (e.g. an HTTP body).
+    ``response`` is only ever set for a record written before slim records (the full
+    answer the first call stored then); a current record holds no answer.
     """
 
     game_id: str
@@ -123,7 +124,6 @@ class EventStore(EventReader, Protocol):
         actor: JSON,
         command: JSON | None = None,
         idempotency_key: str | None = None,
-        response: str | None = None,
     ) -> AppendResult:
         """Start a game: ``events`` (``GameCreated`` first) at versions 1.. plus its secret seed.
 
@@ -140,7 +140,6 @@ class EventStore(EventReader, Protocol):
         *,
         actor: JSON,
         command: JSON | None = None,
-        response: str | None = None,
     ) -> AppendResult:
         """Append ``events`` as versions ``expected_version + 1``.. -- all or nothing.
 

@@ -62,8 +62,11 @@ class RedisEventStore(RedisEventReader):
         upcasters: Upcasters | None = None,
         feed_shards: int | None = None,
         recent: RecentAppends | None = None,
+        idempotency_ttl_s: int = defaults.IDEMPOTENCY_TTL_S,
     ) -> None:
-        """``feed_shards``: publish each append to the projection feed with that many
+        """``idempotency_ttl_s``: the game's idempotency records expire this many seconds
+        after the append that ends it (set in that very script; 0: never).
+        ``feed_shards``: publish each append to the projection feed with that many
         shards, inside the append script (None: don't; see the module docstring).
         ``recent``: a board shared with this host's other server processes, where each
         acknowledged batch is left for them (see ``events.recent``).
@@ -72,6 +75,7 @@ class RedisEventStore(RedisEventReader):
         if feed_shards is not None and (feed_shards < 1 or _is_cluster(client)):
             raise ValueError("feed_shards needs a positive count and a standalone Redis")
         self._feed_shards = feed_shards
+        self._idempotency_ttl_s = idempotency_ttl_s
         self._clock = clock
         self._registry = registry or default_registry()
         self._append = Script(client, APPEND)
@@ -86,13 +90,12 @@ class RedisEventStore(RedisEventReader):
         actor: JSON,
         command: JSON | None = None,
         idempotency_key: str | None = None,
-        response: str | None = None,
     ) -> AppendResult:
         """See :meth:`events.port.EventStore.create`; the seed is stored atomically with
         the events. ValueError if ``events`` do not start with a ``GameCreated`` that
         commits to ``seed``."""
         check_creation(events, seed)
-        return self._write(game, events, 0, idempotency_key, actor, command, response, seed)
+        return self._write(game, events, 0, idempotency_key, actor, command, seed)
 
     def append(
         self,
@@ -103,7 +106,6 @@ class RedisEventStore(RedisEventReader):
         *,
         actor: JSON,
         command: JSON | None = None,
-        response: str | None = None,
     ) -> AppendResult:
         """See :meth:`events.port.EventStore.append`. Also raises GameNotFinished (or
         InvalidEvent for a wrong seed) for a ``SeedRevealed`` before ``GameEnded``."""
@@ -115,9 +117,7 @@ class RedisEventStore(RedisEventReader):
             if event.type == SEED_REVEALED:
                 self._check_reveal(game.id, events)
                 break
-        return self._write(
-            game, events, expected_version, idempotency_key, actor, command, response
-        )
+        return self._write(game, events, expected_version, idempotency_key, actor, command)
 
     @property
     def publishes_feed(self) -> bool:
@@ -196,7 +196,6 @@ class RedisEventStore(RedisEventReader):
         idem_key: str | None,
         actor: JSON,
         command: JSON | None,
-        response: str | None,
         seed: str | None = None,
     ) -> AppendResult:
         keys = self.keys(game.id)
@@ -211,7 +210,6 @@ class RedisEventStore(RedisEventReader):
             time=self._clock(),
             actor=actor,
             command=command,
-            response=response,
             registry=self._registry,
             keyed=idem_key is not None,
         )
@@ -220,6 +218,8 @@ class RedisEventStore(RedisEventReader):
             options += ("idem", idem_key, batch.record)
         if batch.ended_at:
             options += ("ended", batch.ended_at)
+            if self._idempotency_ttl_s:
+                options += ("expire", self._idempotency_ttl_s)
         if seed:
             options += ("seed", seed)
         last_hash = batch.sealed[-1].hash
@@ -304,9 +304,7 @@ def _decoded(value: bytes | str) -> str:
 
 
 def _check_idempotency_key(key: str | None) -> None:
-    if key is not None and (
-        not isinstance(key, str) or not 0 < len(key) <= defaults.MAX_IDEMPOTENCY_KEY
-    ):
-        raise ValueError(
-            f"an idempotency key is a string of 1..{defaults.MAX_IDEMPOTENCY_KEY} characters"
-        )
+    # Room for the actor's scope the application puts in front of a client's key.
+    longest = defaults.MAX_IDEMPOTENCY_KEY + defaults.MAX_IDEMPOTENCY_SCOPE
+    if key is not None and (not isinstance(key, str) or not 0 < len(key) <= longest):
+        raise ValueError(f"an idempotency key is a string of 1..{longest} characters")

@@ -59,6 +59,8 @@ APPEND = """
 --   "idem", key, record   an idempotency key, and the result record (JSON, built by the
 --                         caller) to store under it in KEYS[3]
 --   "ended", version      the version of a GameEnded event in this batch (head field e)
+--   "expire", seconds     with "ended": the game's idempotency records (KEYS[3]) expire
+--                         this many seconds from now (set with the end, atomically)
 --   "seed", seed          the secret seed to store in KEYS[4] (when creating)
 --   "feed", game id, maxlen  on success also XADD {g = game id, v = new version} to
 --                         KEYS[5], capped near maxlen (events.feed's entry format):
@@ -76,7 +78,7 @@ if not n or n < 1 or 4 + n > #ARGV then
 end
 local at = {}
 if 4 + n < #ARGV then
-  local arity = {idem = 2, ended = 1, seed = 1, feed = 2}
+  local arity = {idem = 2, ended = 1, expire = 1, seed = 1, feed = 2}
   local i = 5 + n
   while i <= #ARGV do
     local name = ARGV[i]
@@ -85,6 +87,9 @@ if 4 + n < #ARGV then
     end
     at[name] = i
     i = i + arity[name] + 1
+  end
+  if at.expire and not ((tonumber(ARGV[at.expire + 1]) or 0) > 0) then
+    return redis.error_reply('APPEND: expire needs a positive number of seconds')
   end
   if #KEYS < (at.feed and 5 or 4) then
     return redis.error_reply('APPEND: options need KEYS[1..4], the feed KEYS[5]')
@@ -122,6 +127,11 @@ else
 end
 if at.idem then
   redis.call('HSET', KEYS[3], ARGV[at.idem + 1], ARGV[at.idem + 2])
+end
+if at.expire then
+  -- A no-op when the game has no records; none are written after the end (the seed
+  -- reveal has no key, and commands on a finished game are refused before an append).
+  redis.call('EXPIRE', KEYS[3], ARGV[at.expire + 1])
 end
 if at.seed then
   redis.call('SET', KEYS[4], ARGV[at.seed + 1])

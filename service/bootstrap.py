@@ -73,7 +73,13 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
     client = client if client is not None else redis_client(settings.redis_url)
     feed_shards = None if notifier is not None or isinstance(client, RedisCluster) else shards_from_env()
     recent = _shared_recent if settings.recent_appends > 0 else None
-    store = RedisEventStore(client, prefix=settings.key_prefix, feed_shards=feed_shards, recent=recent)
+    store = RedisEventStore(
+        client,
+        prefix=settings.key_prefix,
+        feed_shards=feed_shards,
+        recent=recent,
+        idempotency_ttl_s=settings.idempotency_ttl_s,
+    )
     if notifier is None:
         from service.app.notify import default_notifier
 

@@ -57,6 +57,10 @@ class Settings:
     """Reverse proxies in front of the API whose ``X-Forwarded-For`` is trusted (the rate
     limit keys clients without a token by their IP); 0 = use the peer address."""
 
+    idempotency_ttl_s: int = 86_400
+    """Seconds a game's idempotency records are kept once the game has ended (a retry
+    after that gets 409 ``version_conflict``); 0 = for ever."""
+
     bot_think_ms: int = 0
     """Pause before a bot submits, so people can follow mixed games."""
 

@@ -6,7 +6,8 @@ number of times, late, or concurrently:
 
 - it acts only if the game is still at ``version`` and ``seat`` must act there;
 - it submits with ``expected_version=version`` and the idempotency key
-  ``bot:<game>:<version>:<seat>``, so of all runs of one turn at most one writes;
+  ``<version>`` (stored as ``bot:<seat>:<version>``, out of every client's reach), so
+  of all runs of one turn at most one writes;
   the others get the first outcome back, or a conflict, which ends them quietly.
 
 The bot sees what a person in that seat would: the seat's view and its legal

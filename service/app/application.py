@@ -12,7 +12,6 @@ Nothing is written unless every check passed.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from events.errors import IdempotencyKeyReused, VersionConflict
 from events.port import GameRef
 from events.records import engine_rng, new_seed, seed_revealed, setup_events
 from events.redis_store import RedisEventStore
-from service.app import documents
+from service.app import documents, retries
 from service.app.errors import Forbidden, IdempotencyMismatch, StaleVersion, Unauthenticated, VersionRequired
 from service.app.queries import Queries
 from service.app.tables import TableRepository
@@ -66,8 +65,8 @@ class NoNotifier:
 
 @dataclass(slots=True)
 class Outcome:
-    """A command's outcome document and its JSON text (``documents.encode``), encoded at
-    most once: the same text is stored with an idempotency key and sent as the answer."""
+    """A command's outcome document and its JSON text (``documents.encode_outcome``),
+    encoded at most once, and only if asked for (bots never ask)."""
 
     document: JSON
     _text: str | None = None
@@ -75,7 +74,7 @@ class Outcome:
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text = documents.encode(self.document)
+            self._text = documents.encode_outcome(self.document)
         return self._text
 
 
@@ -185,7 +184,15 @@ class Application:
         self, game_id: str, identify: Callable[[Table], tuple[int, JSON]], command: Any, expected: int | None, key: str | None
     ) -> Outcome:
         """The shared command path. ``identify`` names the seat and actor on the table the
-        command is decided on, so a token is always checked against that very table."""
+        command is decided on, so a token is always checked against that very table.
+
+        ``key`` (an idempotency key) is stored under the verified actor's scope
+        (``retries.scoped_key``). A known key is answered with the first outcome, rebuilt
+        from the stored events: when the client's version is behind (looked up before
+        deciding), when the decision fails at the current version (looked up then: the
+        first call may have been what moved the game there, e.g. ended it), and when
+        the decision succeeds (the append script answers ``dup``). So the normal path
+        costs no extra round trip."""
         table = self.tables.cached(game_id) or self.tables.load(game_id)
         if expected is not None and key is None and table.version != expected:
             # Behind the client (another process took the last command): catch up first,
@@ -200,8 +207,10 @@ class Application:
             seat, actor = identify(table)
         if expected is None:
             raise VersionRequired("send the version you acted on (If-Match or expected_version)")
+        if key is not None:
+            key = retries.scoped_key(actor, key)
         if key is not None and table.version != expected:
-            earlier = self._recall(game_id, key, actor, command)
+            earlier = self._recall(game_id, key, actor, command, seat)
             if earlier is not None:
                 return earlier
         if table.version != expected:
@@ -214,6 +223,11 @@ class Application:
             game = get_game(table.game)
             events = game.decide(table.state, seat, command, engine_rng(self.seed(game_id), game.rules_version))
         except RuleViolation:
+            # A retry naming the version its first call produced (e.g. the move that ended
+            # the game): answer the first outcome, not a verdict on the position it made.
+            earlier = self._recall(game_id, key, actor, command, seat) if key is not None else None
+            if earlier is not None:
+                return earlier
             # The table may come from this process's cache while the game has moved on;
             # a stale client must hear 409, not a verdict on a position that is gone.
             current = self.tables.load(game_id).version
@@ -221,12 +235,9 @@ class Application:
                 raise StaleVersion(f"the game is at version {current}, not {expected}", current) from None
             raise
         after = self._fold(table, events)
-        outcome = Outcome(documents.outcome_document(game_id, after, events, seat))
-        # Stored only with an idempotency key (to answer its retries): encoded here only then.
-        response = outcome.text if key is not None else None
         try:
             result = self.store.append(
-                GameRef(game_id, table.game), events, expected, key, actor=actor, command=dict(command), response=response
+                GameRef(game_id, table.game), events, expected, key, actor=actor, command=dict(command)
             )
         except VersionConflict as conflict:
             self.tables.load(game_id)
@@ -234,12 +245,12 @@ class Application:
         except IdempotencyKeyReused:
             raise IdempotencyMismatch("this idempotency key was used for another command") from None
         if result.duplicate:
-            return Outcome(json.loads(result.response or "{}"))
+            return Outcome(retries.replay_outcome(self.store, game_id, result, seat))
         self.tables.remember(game_id, after)
         if after.status == FINISHED:
             self._reveal_seed(game_id, after)
         self.notifier.after_append(game_id, self.tables.cached(game_id) or after)
-        return outcome
+        return Outcome(documents.outcome_document(game_id, after, events, seat))
 
     # -- helpers -----------------------------------------------------------------------
 
@@ -297,24 +308,25 @@ class Application:
         return after
 
     def _reveal_seed(self, game_id: str, table: Table) -> None:
-        """Append ``SeedRevealed`` after ``GameEnded`` (idempotent: a fixed key)."""
+        """Append ``SeedRevealed`` right after ``GameEnded``. No idempotency key: the
+        expected version makes it idempotent -- after the end nothing but the reveal can
+        be appended, so a conflict means another process revealed it already. (It once
+        had a fixed key in the clients' namespace, which a client could take first.)"""
         try:
             self.store.append(
-                GameRef(game_id, table.game), [seed_revealed(self.seed(game_id))], table.version,
-                "seed-revealed", actor=SYSTEM,
+                GameRef(game_id, table.game), [seed_revealed(self.seed(game_id))], table.version, actor=SYSTEM
             )
         except VersionConflict:
             pass  # another process revealed it first
         self.tables.catch_up(game_id, table, table.version + 1)  # SeedRevealed, from the board if held
 
-    def _recall(self, game_id: str, key: str, actor: JSON, command: Any) -> Outcome | None:
-        """The stored outcome of an earlier call with ``key``, if there was one."""
+    def _recall(self, game_id: str, key: str, actor: JSON, command: Any, seat: int) -> Outcome | None:
+        """The outcome of an earlier call with the (scoped) ``key``, if there was one,
+        rebuilt as ``seat`` saw it. IdempotencyMismatch if the key came with another command."""
         try:
             earlier = self.store.recall(game_id, key, actor, command if isinstance(command, Mapping) else None)
         except IdempotencyKeyReused:
             raise IdempotencyMismatch("this idempotency key was used for another command") from None
         if earlier is None:
             return None
-        # Decoded and encoded again (not sent as stored): records of older versions were
-        # encoded differently, and a retry must get the very bytes of the first answer.
-        return Outcome(json.loads(earlier.response or "{}"))
+        return Outcome(retries.replay_outcome(self.store, game_id, earlier, seat))

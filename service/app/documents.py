@@ -32,6 +32,14 @@ def encode(document: Any) -> str:
     return orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
+def encode_outcome(document: Any) -> str:
+    """An outcome document as JSON text: :func:`encode` with sorted keys. A retry's answer
+    is rebuilt from stored events, which come back in canonical (sorted) key order, while
+    the first answer holds the engine's events as built: sorting makes both the same
+    bytes (``service.app.retries``). orjson sorts in C, at no measurable cost."""
+    return orjson.dumps(document, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_SORT_KEYS).decode()
+
+
 def seats_json(table: Table) -> list[JSON]:
     """Who sits where (names and bot levels are public; token hashes never leave)."""
     return [{"seat": i, "name": s.name, "bot": s.bot} for i, s in enumerate(table.seats)]

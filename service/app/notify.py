@@ -68,8 +68,12 @@ def bot_job_id(game_id: str, version: int, seat: int, attempt: str | None = None
 
 
 def bot_idempotency_key(game_id: str, version: int, seat: int) -> str:
-    """The key every attempt at one bot turn submits with: at most one of them writes."""
-    return f"bot:{game_id}:{version}:{seat}"
+    """The key every attempt at one bot turn submits with: at most one of them writes.
+
+    Just the version: the application stores it under the bot actor's scope
+    (``bot:<seat>:<version>``, see ``service.app.retries``) in the game's own hash, a
+    namespace no client key can reach (a client's key is always under ``seat:<n>:``)."""
+    return str(version)
 
 
 def bots_to_act(table: Table) -> list[int]:

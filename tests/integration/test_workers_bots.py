@@ -176,7 +176,7 @@ def test_concurrent_runs_of_one_turn_write_one_batch(svc: Services) -> None:
     finally:
         bots.use_services(None)
     keyed_batches = svc.redis.hkeys(GameKeys.of(svc.settings.key_prefix, game_id).idempotency)
-    assert keyed_batches == [f"bot:{game_id}:{version}:0".encode()]  # one submit went through
+    assert keyed_batches == [f"bot:0:{version}".encode()]  # one submit went through
     history = svc.app.queries.history(game_id, 0, version, 1000)["events"]
     assert {e["actor"]["kind"] for e in history} == {"bot"} and history[0]["version"] == version + 1
 
