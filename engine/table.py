@@ -3,7 +3,9 @@
 A game's history starts with ``GameCreated`` and the engine's setup events, then
 the lobby: ``SeatTaken`` / ``SeatLeft`` until every seat is taken, then
 ``PlayStarted``; after that only the engine's events, and ``SeedRevealed`` after
-``GameEnded``. :func:`evolve_table` folds that whole history into a
+``GameEnded``. A game whose seats were not all taken in time ends in the lobby
+instead: ``GameExpired`` (written by the sweeper, as the system) makes it ``expired``
+for good -- no seat can be taken or left, no command is accepted. :func:`evolve_table` folds that whole history into a
 :class:`Table` -- the lobby part here, everything else through ``game.evolve``.
 
 Seats taken by bots are taken in the creation batch, so a game of bots only
@@ -27,16 +29,18 @@ SEAT_LEFT = "SeatLeft"
 GAME_STARTED = "PlayStarted"
 GAME_ENDED = "GameEnded"
 SEED_REVEALED = "SeedRevealed"
-TABLE_TYPES = frozenset({GAME_CREATED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, SEED_REVEALED})
+GAME_EXPIRED = "GameExpired"
+TABLE_TYPES = frozenset({GAME_CREATED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, SEED_REVEALED, GAME_EXPIRED})
 """Event types of the table; the engine never sees them."""
 
-OPEN, RUNNING, FINISHED = "open", "running", "finished"
+OPEN, RUNNING, FINISHED, EXPIRED = "open", "running", "finished", "expired"
 
 # Lobby rule-violation codes (stable, part of the API).
 SEAT_TAKEN_CODE = "seat_taken"
 NO_FREE_SEAT = "no_free_seat"
 GAME_ALREADY_STARTED = "game_already_started"
 GAME_NOT_STARTED = "game_not_started"
+GAME_EXPIRED_CODE = "game_expired"
 BAD_PLAYER_NAME = "bad_player_name"
 NAME_TAKEN = "name_taken"
 MAX_NAME_LENGTH = 40
@@ -103,8 +107,20 @@ def game_started() -> Event:
     return Event(GAME_STARTED, {})
 
 
+def game_expired(open_s: int) -> Event:
+    """The game never started: its seats were not all taken within ``open_s`` seconds."""
+    return Event(GAME_EXPIRED, {"reason": "not_started", "open_s": open_s})
+
+
+def check_not_expired(table: Table) -> None:
+    """RuleViolation ``game_expired`` for a game that expired in the lobby."""
+    if table.status == EXPIRED:
+        raise RuleViolation(GAME_EXPIRED_CODE, "this game expired before every seat was taken")
+
+
 def check_join(table: Table, name: Any, seat: int | None) -> int:
     """The seat ``name`` may take (``seat`` None = the lowest free one), or RuleViolation."""
+    check_not_expired(table)
     if table.status != OPEN:
         raise RuleViolation(GAME_ALREADY_STARTED, "every seat of this game is already taken")
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH or name != name.strip():
@@ -127,6 +143,7 @@ def check_join(table: Table, name: Any, seat: int | None) -> int:
 
 def check_leave(table: Table, seat: int) -> None:
     """RuleViolation unless ``seat`` may leave now (only before the game starts)."""
+    check_not_expired(table)
     if table.status != OPEN:
         raise RuleViolation(GAME_ALREADY_STARTED, "a seat can only be left before the game starts")
 
@@ -150,6 +167,8 @@ def evolve_table(game: Game[Any], table: Table | None, event: Event, version: in
         return replace(table, seats=tuple(seats), version=version)
     if event.type == GAME_STARTED:
         return replace(table, status=RUNNING, version=version)
+    if event.type == GAME_EXPIRED:
+        return replace(table, status=EXPIRED, version=version)
     if event.type == SEED_REVEALED:
         return replace(table, seed=event.data["seed"], version=version)
     state = game.evolve(table.state, event)

@@ -41,6 +41,18 @@ Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
 ``<p>sweeper:alive`` -- string with a TTL
     Time of the sweeper's last pass; its health check. Expires after a few missed passes.
 
+Open games (``service/app/open_games.py`` writes, ``workers/sweeper.py`` reads):
+
+``<p>games:open`` -- sorted set
+    Member = id of a game created with a free seat, score = Unix time of its creation.
+    Added at creation, removed when the game starts or expires. The sweeper records
+    ``GameExpired`` for members older than ``TABLETOP_OPEN_GAME_TTL_S`` still open.
+``<p>opengames:{<client>}`` -- sorted set with a TTL
+    The open games one client created (``<client>`` = ``ip:<address>``; same members
+    and scores); counted against ``TABLETOP_MAX_OPEN_GAMES_PER_CLIENT`` at creation,
+    members no longer in ``games:open`` dropped then. Expires a day after the
+    open-game TTL, renewed by each creation.
+
 RQ keeps its own keys under ``rq:`` (its queue, job hashes ``rq:job:bot-...``, registries);
 each deployment therefore needs its own ``TABLETOP_QUEUE_NAME`` when several share a database.
 
@@ -119,6 +131,15 @@ BOTS_WAITING = "bots:waiting"
 """Name (under the prefix) of the sorted set of games waiting on a bot; see above."""
 SWEEPER_ALIVE = "sweeper:alive"
 """Name (under the prefix) of the sweeper's heartbeat; see above."""
+OPEN_GAMES = "games:open"
+"""Name (under the prefix) of the index of open games; see above."""
+
+
+def client_open_games(prefix: str, client_id: str) -> str:
+    """The set of open games ``client_id`` created (its own hash tag; braces refused)."""
+    if "{" in client_id or "}" in client_id:
+        raise ValueError(f"a client id must not contain braces: {client_id!r}")
+    return f"{check_prefix(prefix)}opengames:{{{client_id}}}"
 
 
 def prefixed(prefix: str, name: str) -> str:

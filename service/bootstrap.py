@@ -16,6 +16,7 @@ from events.feed import shards_from_env
 from events.recent import RecentAppends
 from events.redis_store import RedisEventStore
 from service.app.application import Application, Notifier
+from service.app.open_games import OpenGames
 from service.settings import Settings
 
 
@@ -84,5 +85,11 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
         from service.app.notify import default_notifier
 
         notifier = default_notifier(settings, client, feed_in_store=store.publishes_feed)
-    app = Application(store, notifier, snapshot_every=settings.snapshot_every)
+    open_games = OpenGames(
+        client,
+        settings.key_prefix,
+        cap=settings.max_open_games_per_client,
+        ttl_s=settings.open_game_ttl_s,
+    )
+    app = Application(store, notifier, snapshot_every=settings.snapshot_every, open_games=open_games)
     return Services(settings, client, store, app)

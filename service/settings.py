@@ -61,6 +61,14 @@ class Settings:
     """Seconds a game's idempotency records are kept once the game has ended (a retry
     after that gets 409 ``version_conflict``); 0 = for ever."""
 
+    open_game_ttl_s: int = 86_400
+    """A game whose seats are not all taken this many seconds after its creation is
+    expired by the sweeper (``GameExpired``; it leaves the lobby's open list); 0 = never."""
+
+    max_open_games_per_client: int = 20
+    """Open games one client (its address, see ``TABLETOP_TRUSTED_PROXIES``) may have at
+    once; a further creation answers 429 ``too_many_open_games``; 0 = no cap."""
+
     bot_think_ms: int = 0
     """Pause before a bot submits, so people can follow mixed games."""
 

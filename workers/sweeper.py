@@ -1,4 +1,4 @@
-"""The sweeper: no game waits on a bot for ever, whatever happened to its job.
+"""The sweeper: no game waits on a bot for ever, and no game stays open for ever.
 
 A bot job can be lost: its worker was killed mid-job, Redis failed over between the
 append and the enqueue, its retries ran out. The notifier keeps ``<p>bots:waiting``
@@ -16,6 +16,13 @@ workers are behind, not dead, and another job would only lengthen the queue.
 :func:`run` repeats that every ``settings.sweep_interval_s`` and writes a heartbeat
 (``<p>sweeper:alive``) for health checks. Several sweepers may run: at worst they
 enqueue one extra job each, which finds the turn played and does nothing.
+
+Open games: :func:`expire_open_games` takes the games of ``<p>games:open`` (see
+``service.app.open_games``) created more than ``settings.open_game_ttl_s`` ago and
+has the application record ``GameExpired`` for each one still open -- through its
+table path, at the table's version, so a seat taken at the same moment wins (the
+expiry conflicts and is retried next pass) and two sweepers expire a game once.
+Members that are no longer open (started, expired, gone) leave the index.
 """
 
 from __future__ import annotations
@@ -23,11 +30,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from datetime import UTC, datetime
 
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from engine.table import RUNNING
+from engine.table import OPEN, RUNNING
 from events.keys import BOTS_WAITING, SWEEPER_ALIVE, prefixed
 from service.app.errors import GameNotFound
 from service.app.notify import BotQueue, bot_job_id, bots_to_act
@@ -43,6 +51,29 @@ PENDING = frozenset({JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED})
 
 ALIVE_TTL_PASSES = 3
 """The heartbeat expires after this many sweep intervals without a pass."""
+
+
+def expire_open_games(svc: Services, now: float | None = None) -> list[str]:
+    """One pass over the open games past their TTL; returns the ids it expired."""
+    ttl = svc.settings.open_game_ttl_s
+    index = svc.app.open_games
+    if ttl <= 0 or index is None:
+        return []
+    now = time.time() if now is None else now
+    expired: list[str] = []
+    for game_id in index.older_than(now - ttl, SWEEP_BATCH):
+        try:
+            done = svc.app.expire(game_id, ttl, datetime.fromtimestamp(now, UTC))
+            table = svc.app.tables.load(game_id)
+        except GameNotFound:
+            index.closed(game_id)
+            continue
+        if done:
+            expired.append(game_id)
+            log.info("game %s expired: its seats were not all taken within %s s", game_id, ttl)
+        elif table.status != OPEN:
+            index.closed(game_id)  # started or expired meanwhile: a removal was lost
+    return expired
 
 
 def sweep_once(svc: Services, bots: BotQueue, now: float | None = None) -> list[str]:
@@ -107,6 +138,7 @@ def run(svc: Services, stop: threading.Event) -> None:
     while not stop.is_set():
         try:
             sweep_once(svc, bots)
+            expire_open_games(svc)
             svc.redis.set(alive, str(time.time()), ex=max(1, int(interval * ALIVE_TTL_PASSES) + 1))
         except Exception:
             log.exception("sweep failed; trying again in %.1f s", interval)

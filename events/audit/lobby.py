@@ -11,6 +11,8 @@ point (see ``service/app``):
   system;
 - ``PlayStarted``: the game is open, set up, and every seat is taken;
 - ``SeedRevealed``: the game has ended, the system wrote it, and it is the last event;
+- ``GameExpired``: the game is still open and the system wrote it (an expired game
+  never reveals its seed, so a verified history can only hold one by forgery);
 - ``GameCreated`` only ever at version 1.
 
 No table event carries a command. Failures raise Discrepant of kind ``rules``
@@ -23,6 +25,7 @@ from engine.errors import RuleViolation
 from engine.table import (
     FINISHED,
     GAME_CREATED,
+    GAME_EXPIRED,
     GAME_STARTED,
     OPEN,
     SEAT_LEFT,
@@ -52,6 +55,8 @@ def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:
         _play_started(table, envelope)
     elif kind == SEED_REVEALED:
         _seed_revealed(table, envelope, last)
+    elif kind == GAME_EXPIRED and (table.status != OPEN or envelope.actor != {"kind": "system"}):
+        raise Discrepant(version, RULES, "GameExpired is written by the system, only while the game is open")
 
 
 def _seat_taken(table: Table, envelope: Envelope) -> None:

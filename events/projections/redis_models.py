@@ -26,19 +26,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.registry import get_game
-from engine.table import FINISHED, OPEN, RUNNING, Table
+from engine.table import EXPIRED, FINISHED, OPEN, RUNNING, Table
 from events.projections import model
 from events.projections.keys import ReadModelKeys
 from events.projections.scripts import APPLY_GAME, COUNT_FINISHED, REPLACE_GAME, SYNC_LOBBY
 from events.scripts import Script
 from events.statecodec import StateCodec
 
-STATUSES = (OPEN, RUNNING, FINISHED)
-"""Every status, in the only order a game goes through them."""
+STATUSES = (OPEN, RUNNING, FINISHED, EXPIRED)
+"""Every status, in the only order a game goes through them (expired comes only
+after open: a game that expires never runs)."""
 
 
 def status_rank(status: str) -> int:
-    """1 open, 2 running, 3 finished (0 stands for "not in the lobby yet")."""
+    """1 open, 2 running, 3 finished, 4 expired (0 stands for "not in the lobby yet")."""
     return STATUSES.index(status) + 1
 
 

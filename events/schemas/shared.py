@@ -7,6 +7,8 @@
 - ``GameEnded`` (v1, produced by the engines): the final result.
 - ``SeatTaken`` / ``SeatLeft`` / ``PlayStarted`` (v1, the table of
   ``engine.table``): the lobby, before play begins.
+- ``GameExpired`` (v1, the table): the game never started -- its seats were not all
+  taken within ``TABLETOP_OPEN_GAME_TTL_S``; written by the sweeper as the system.
 """
 
 from __future__ import annotations
@@ -70,6 +72,13 @@ class PlayStartedData(Schema):
     """``{}``: every seat is taken; commands are accepted from now on."""
 
 
+class GameExpiredData(Schema):
+    """``{"reason": "not_started", "open_s"}``: the seconds the game stayed open."""
+
+    reason = fields.String(required=True, validate=validate.OneOf(["not_started"]))
+    open_s = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+
+
 SHARED_TYPES: tuple[EventType, ...] = (
     EventType(
         "GameCreated",
@@ -88,4 +97,9 @@ SHARED_TYPES: tuple[EventType, ...] = (
     ),
     EventType("SeatLeft", SeatLeftData(), description="A person left their seat before the start."),
     EventType("PlayStarted", PlayStartedData(), description="Every seat is taken; play begins."),
+    EventType(
+        "GameExpired",
+        GameExpiredData(),
+        description="The game never started: its seats were not all taken in time.",
+    ),
 )

@@ -13,8 +13,10 @@ Nothing is written unless every check passed.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from engine.errors import INVALID_OPTION, INVALID_SEAT, RuleViolation
@@ -27,7 +29,9 @@ from engine.table import (
     Table,
     check_join,
     check_leave,
+    check_not_expired,
     evolve_table,
+    game_expired,
     game_started,
     seat_left,
     seat_taken,
@@ -38,7 +42,15 @@ from events.port import GameRef
 from events.records import engine_rng, new_seed, seed_revealed, setup_events
 from events.redis_store import RedisEventStore
 from service.app import documents, retries
-from service.app.errors import Forbidden, IdempotencyMismatch, StaleVersion, Unauthenticated, VersionRequired
+from service.app.errors import (
+    Forbidden,
+    IdempotencyMismatch,
+    StaleVersion,
+    TooManyOpenGames,
+    Unauthenticated,
+    VersionRequired,
+)
+from service.app.open_games import OpenGames
 from service.app.queries import Queries
 from service.app.tables import TableRepository
 from service.tokens import matches, new_token, parse_token, token_hash
@@ -91,8 +103,17 @@ class Joined:
 class Application:
     """Commands and queries over games. Thread-safe; one per process."""
 
-    def __init__(self, store: RedisEventStore, notifier: Notifier | None = None, snapshot_every: int = 100) -> None:
+    def __init__(
+        self,
+        store: RedisEventStore,
+        notifier: Notifier | None = None,
+        snapshot_every: int = 100,
+        open_games: OpenGames | None = None,
+    ) -> None:
+        """``open_games``: the open-games index and per-client cap (None: neither -- tools
+        that only write histories)."""
         self.store = store
+        self.open_games = open_games
         self.tables = TableRepository(store, snapshot_every)
         self.queries = Queries(self.tables)
         self.notifier = notifier or NoNotifier()
@@ -100,17 +121,25 @@ class Application:
 
     # -- lobby -------------------------------------------------------------------------
 
-    def create_game(self, game_name: str, options: Mapping[str, Any] | None, seats: Sequence[str | None]) -> JSON:
+    def create_game(
+        self, game_name: str, options: Mapping[str, Any] | None, seats: Sequence[str | None], client: str | None = None
+    ) -> JSON:
         """A new game with one entry per seat in ``seats``: None (a person) or a bot level.
 
-        Returns the spectator view. RuleViolation for an unknown game, bad options,
-        a bad seat count or an unknown bot level.
+        ``client``: who creates it (``ip:<address>``; None: an operator or a tool), counted
+        against the open-games cap while the game is open. Returns the spectator view.
+        RuleViolation for an unknown game, bad options, a bad seat count or an unknown
+        bot level; TooManyOpenGames when ``client`` is at the cap.
         """
         game = get_game(game_name)
         checked = game.validate_options(options)
         for seat, level in enumerate(seats):
             if level is not None and level not in BOT_LEVELS:
                 raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
+        waits = any(level is None for level in seats)
+        if waits and self.open_games is not None and not self.open_games.admit(client):
+            cap = self.open_games.cap
+            raise TooManyOpenGames(f"at most {cap} open games per client; start or wait for some first", limit=cap)
         game_id = secrets.token_urlsafe(GAME_ID_BYTES)
         seed = new_seed()
         events = setup_events(game, checked, len(seats), seed)
@@ -118,6 +147,8 @@ class Application:
         if all(level is not None for level in seats):
             events.append(game_started())
         self.store.create(GameRef(game_id, game.name), events, seed, actor=SYSTEM)
+        if waits and self.open_games is not None:
+            self.open_games.opened(game_id, time.time(), client)
         table = self.tables.load(game_id)
         self.notifier.after_append(game_id, table)
         return documents.view_document(game_id, table, None)
@@ -128,9 +159,12 @@ class Application:
         chosen = check_join(table, name, seat)
         token = new_token(game_id, chosen)
         events = [seat_taken(chosen, name, token_hash=token_hash(token))]
-        if len(table.free_seats()) == 1:
+        starts = len(table.free_seats()) == 1
+        if starts:
             events.append(game_started())
         table = self._append(game_id, table, events, seat_actor(chosen), None, None)
+        if starts and self.open_games is not None:
+            self.open_games.closed(game_id)
         return Joined(game_id, chosen, token, documents.view_document(game_id, table, chosen))
 
     def leave(self, game_id: str, token: str | None) -> JSON:
@@ -140,6 +174,26 @@ class Application:
         check_leave(table, seat)
         table = self._append(game_id, table, [seat_left(seat)], seat_actor(seat), None, None)
         return documents.view_document(game_id, table, None)
+
+    def expire(self, game_id: str, open_s: int, now: datetime) -> bool:
+        """Record ``GameExpired`` if ``game_id`` is still open ``open_s`` seconds after its
+        creation (the sweeper's job); True if this call expired it.
+
+        Through the table path like a join (expected version = the table's): a seat
+        taken meanwhile makes it conflict, and the game is looked at again next pass.
+        Expired is final; the seed is *not* revealed -- nothing was played, so nothing
+        needs verifying, and the deal stays as hidden as in any game nobody finished.
+        """
+        table = self.tables.load(game_id)
+        if table.status != OPEN or now - _parse_time(table.created) < timedelta(seconds=open_s):
+            return False
+        try:
+            self._append(game_id, table, [game_expired(open_s)], SYSTEM, None, None)
+        except StaleVersion:
+            return False
+        if self.open_games is not None:
+            self.open_games.closed(game_id)
+        return True
 
     # -- play --------------------------------------------------------------------------
 
@@ -275,6 +329,7 @@ class Application:
         return claim.seat
 
     def _check_running(self, table: Table) -> None:
+        check_not_expired(table)
         if table.status == OPEN:
             raise RuleViolation("game_not_started", "the game starts when every seat is taken", {"free": table.free_seats()})
         if table.status != RUNNING:
@@ -330,3 +385,8 @@ class Application:
         if earlier is None:
             return None
         return Outcome(retries.replay_outcome(self.store, game_id, earlier, seat))
+
+
+def _parse_time(text: str) -> datetime:
+    """An envelope's time (``events.clock``: ISO 8601 UTC with ``Z``) as an aware datetime."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -50,7 +50,8 @@ def view_document(game_id: str, table: Table, seat: int | None) -> JSON:
     game: Game[Any] = get_game(table.game)
     state = table.state
     result = game.result(state) if state is not None else None
-    to_act = game.to_act(state) if table.status != "open" and state is not None else {}
+    # Nobody acts before the start, nor in a game that expired in the lobby.
+    to_act = game.to_act(state) if table.status not in ("open", "expired") and state is not None else {}
     return {
         "game_id": game_id,
         "game": table.game,

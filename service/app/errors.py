@@ -55,6 +55,12 @@ class IdempotencyMismatch(AppError):
     code = "idempotency_key_reused"
 
 
+class TooManyOpenGames(AppError):
+    """The client already has as many open games as it may (``TABLETOP_MAX_OPEN_GAMES_PER_CLIENT``)."""
+
+    code = "too_many_open_games"
+
+
 class NotFinished(AppError):
     """Something only a finished game has (a complete export, the seed)."""
 

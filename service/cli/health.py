@@ -4,7 +4,8 @@
 - ``worker``: an RQ worker of this host listens on the bot queue and sent a heartbeat
   within its TTL (RQ drops workers whose heartbeat expired);
 - ``sweeper``: the sweeper's heartbeat key (``<p>sweeper:alive``) exists;
-- ``redis``: Redis answers PING (also the projector's check: it has no port of its own).
+- ``redis``: Redis answers PING (also the projector's check: it has no port of its own),
+  and would never evict a key (:func:`eviction_check`).
 """
 
 from __future__ import annotations
@@ -48,10 +49,39 @@ def _check(part: str, url: str) -> tuple[bool, str]:
     settings = Settings.from_env()
     client = redis_client(settings.redis_url)
     if part == "redis":
-        return bool(client.ping()), "PING"
+        client.ping()
+        return eviction_check(client)
     if part == "sweeper":
         return client.exists(prefixed(settings.key_prefix, SWEEPER_ALIVE)) == 1, "heartbeat key"
     queue = Queue(settings.queue_name, connection=client)
     here = socket.gethostname()
     mine = [w.name for w in Worker.all(queue=queue) if w.hostname == here]
     return bool(mine), f"{len(mine)} worker(s) of {here} on {settings.queue_name}"
+
+
+def eviction_check(client: Any) -> tuple[bool, str]:
+    """Whether Redis may keep the store's keys: healthy unless it would evict one.
+
+    - ``maxmemory-policy noeviction``: healthy (a full Redis refuses writes, loses nothing);
+    - another policy with ``maxmemory`` set: **unhealthy** -- Redis would silently delete
+      event streams, seeds or heads once memory is full, breaking histories for good;
+    - another policy without ``maxmemory``: healthy with a warning (nothing is evicted
+      until someone sets a limit, which the warning is there to prevent);
+    - CONFIG refused (managed Redis often hides it): healthy with a warning: the
+      operator must check the policy by hand.
+    """
+    try:
+        policy = _config(client, "maxmemory-policy")
+        limit = int(_config(client, "maxmemory") or 0)
+    except Exception as exc:  # noqa: BLE001 - CONFIG may be renamed or forbidden
+        return True, f"PING; warning: cannot read maxmemory-policy ({type(exc).__name__}), check it is noeviction"
+    if policy == "noeviction":
+        return True, "PING, maxmemory-policy noeviction"
+    if limit > 0:
+        return False, f"maxmemory-policy {policy} with maxmemory {limit}: Redis would evict the store's keys; set noeviction"
+    return True, f"PING; warning: maxmemory-policy {policy} would evict keys once maxmemory is set; use noeviction"
+
+
+def _config(client: Any, name: str) -> str:
+    value = client.config_get(name).get(name)
+    return value.decode() if isinstance(value, bytes) else str(value or "")

@@ -1,4 +1,5 @@
-"""``tabletop sweeper``: re-enqueue bot turns that stalled (see ``workers/sweeper.py``)."""
+"""``tabletop sweeper``: re-enqueue bot turns that stalled, expire open games that never
+started (see ``workers/sweeper.py``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from workers.sweeper import run as sweep_forever
 
 def add_parser(sub: Any) -> None:
     p = sub.add_parser(
-        "sweeper", help="re-enqueue bot turns that waited longer than TABLETOP_BOT_STALL_S"
+        "sweeper",
+        help="re-enqueue bot turns that waited longer than TABLETOP_BOT_STALL_S; expire games"
+        " still open after TABLETOP_OPEN_GAME_TTL_S",
     )
     p.add_argument("--log-level", default="INFO")
     p.set_defaults(run=run)

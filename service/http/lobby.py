@@ -11,7 +11,7 @@ from flask import Blueprint, Response
 
 from engine.errors import INVALID_SEAT, RuleViolation
 from service.app.errors import Forbidden
-from service.http import auth, body, context, games, schemas
+from service.http import auth, body, clients, context, games, schemas
 from service.http.problems import Problem
 from service.http.responses import json_response
 from service.http.versions import etag, version_headers
@@ -32,7 +32,8 @@ def create_game() -> Response:
                 INVALID_SEAT, f"no seat {seat} in a game of {players}", {"seats": players}
             )
         levels[int(seat)] = level
-    view = context.application().create_game(request["game"], request["options"], levels)
+    creator = clients.creator_id()
+    view = context.application().create_game(request["game"], request["options"], levels, creator)
     headers = {**version_headers(view["version"]), "Location": f"/v1/games/{view['game_id']}"}
     return json_response(view, 201, headers)
 

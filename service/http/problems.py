@@ -41,6 +41,7 @@ STATUS_OF: Mapping[type[app_errors.AppError], int] = {
     app_errors.VersionRequired: 428,
     app_errors.IdempotencyMismatch: 422,
     app_errors.NotFinished: 409,
+    app_errors.TooManyOpenGames: 429,
 }
 """HTTP status of each application error (anything else derived from AppError: 400)."""
 

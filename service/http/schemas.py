@@ -23,7 +23,7 @@ MAX_SEATS = 16
 MAX_WAIT_S = 60
 """Largest ``wait`` a client may ask for (the server waits at most ``long_poll_max_s``)."""
 
-STATUSES = ("open", "running", "finished")
+STATUSES = ("open", "running", "finished", "expired")
 
 
 class StrictInt(fields.Integer):

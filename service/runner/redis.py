@@ -5,6 +5,11 @@ reaches the AOF file at once and the disk within a second, so a crashed process 
 nothing and a crashed machine at most the last second. ``always`` would fsync on every
 write -- on a laptop's disk that costs more than the whole command path. RDB snapshots
 stay off: the AOF is the only copy, and Redis rewrites it in the background when it grows.
+
+``maxmemory-policy noeviction``: the store must never silently lose a key (an event
+stream, a seed, a head). Full memory then refuses writes with an error -- commands
+answer 503/500 and nothing is lost -- rather than evicting history. ``tabletop health
+redis`` fails on a server that would evict (``service/cli/health.py``).
 """
 
 from __future__ import annotations
@@ -20,7 +25,12 @@ FIRST_PORT = 6380
 
 PORT_TRIES = 20
 
-AOF_CONFIG = {"appendonly": "yes", "appendfsync": "everysec", "save": ""}
+AOF_CONFIG = {
+    "appendonly": "yes",
+    "appendfsync": "everysec",
+    "save": "",
+    "maxmemory-policy": "noeviction",
+}
 
 
 def first_free_port(

@@ -1,0 +1,220 @@
+"""Bounded storage (issue 11, finding 5).
+
+Repros: open games that never started lived for ever (the open list held 2,033 spam
+games); every keyed command kept about 3 KB of idempotency record for ever; Redis ran
+without a memory policy. Defences: the sweeper expires open games (``GameExpired``),
+a cap on open games per client, slim idempotency records that expire once the game
+has ended, and ``noeviction`` everywhere with a health check that fails otherwise.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+import requests
+import yaml
+from support.http_games import HttpApi, create_game, play_randomly, seat_everyone
+from support.live_server import LiveServer
+from support.processes import ROOT, running, service_env, stop_process, wait_until
+from support.redis import TestRedis
+from support.security_servers import own_server
+
+from events.keys import GameKeys
+from events.redis_server import RedisServer
+from service.cli.health import eviction_check
+from service.runner.redis import start_embedded_redis
+
+OPEN_TTL_S = 2
+
+
+@pytest.fixture(scope="module")
+def bounded_server(redis_target: TestRedis) -> Iterator[LiveServer]:
+    """Short open-game TTL, a short record TTL, a fast sweeper."""
+    with own_server(
+        redis_target,
+        open_game_ttl_s=OPEN_TTL_S,
+        max_open_games_per_client=0,
+        idempotency_ttl_s=600,
+        sweep_interval_s=0.2,
+    ) as server:
+        yield server
+
+
+@pytest.fixture
+def api(bounded_server: LiveServer) -> Iterator[HttpApi]:
+    with requests.Session() as session:
+        yield HttpApi(session, bounded_server.url)
+
+
+def test_an_open_game_that_never_starts_expires(
+    api: HttpApi, bounded_server: LiveServer, redis_target: TestRedis
+) -> None:
+    game_id = create_game(api, "abluxxen", 3)
+    joined = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "ada"}).body
+    projector = subprocess.Popen(
+        [sys.executable, "-m", "workers.projector"],
+        env=bounded_server.env,
+        cwd=ROOT,
+        process_group=0,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: game_id in _listed(api, "open"), 30, "the lobby to list the game", 0.1)
+        with running(["sweeper"], bounded_server.env):
+            view = wait_until(
+                lambda: _expired(api, game_id), 30, "the sweeper to expire the game", 0.1
+            )
+        assert view["to_act"] == {} and view["seed"] is None
+        wait_until(lambda: game_id in _listed(api, "expired"), 30, "the lobby to move it", 0.1)
+        assert game_id not in _listed(api, "open")
+    finally:
+        stop_process(projector)
+    # Recorded, by the system, as the last event; nothing can follow.
+    events = api.call("GET", f"/v1/games/{game_id}/events").body["events"]
+    assert events[-1]["type"] == "GameExpired" and events[-1]["actor"] == {"kind": "system"}
+    assert events[-1]["data"] == {"reason": "not_started", "open_s": OPEN_TTL_S}
+    join = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "bob"})
+    assert (join.status, join.code) == (422, "game_expired"), join.body
+    leave = api.call("DELETE", f"/v1/games/{game_id}/seats/{joined['seat']}", token=joined["token"])
+    assert (leave.status, leave.code) == (422, "game_expired"), leave.body
+    command = api.call(
+        "POST",
+        f"/v1/games/{game_id}/commands",
+        token=joined["token"],
+        body={"command": {"kind": "pass"}, "expected_version": events[-1]["version"]},
+    )
+    assert (command.status, command.code) == (422, "game_expired"), command.body
+    # Never started, nothing to verify: the seed stays secret, the export redacted.
+    verification = api.call("GET", f"/v1/games/{game_id}/verification")
+    assert (verification.status, verification.code) == (409, "game_not_finished")
+    export = api.call("GET", f"/v1/games/{game_id}/export")
+    assert export.status == 200 and export.headers["Tabletop-Export"] == "redacted"
+    client = redis_target.client()
+    try:
+        prefix = bounded_server.env["TABLETOP_KEY_PREFIX"]
+        assert client.zscore(f"{prefix}games:open", game_id) is None
+    finally:
+        client.close()
+
+
+def _expired(api: HttpApi, game_id: str) -> dict[str, Any] | None:
+    view = api.call("GET", f"/v1/games/{game_id}").body
+    return view if view["status"] == "expired" else None
+
+
+def _listed(api: HttpApi, status: str) -> set[str]:
+    page = api.call("GET", f"/v1/games?status={status}&limit=500").body
+    return {g["game_id"] for g in page["games"]}
+
+
+def test_a_client_may_hold_only_so_many_open_games(redis_target: TestRedis) -> None:
+    with own_server(redis_target, max_open_games_per_client=3) as server, requests.Session() as s:
+        _cap_holds(HttpApi(s, server.url), server)
+
+
+def _cap_holds(api: HttpApi, bounded_server: LiveServer) -> None:
+    created = [create_game(api, "schlitzohr", 2) for _ in range(3)]
+    refused = api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2})
+    assert (refused.status, refused.code) == (429, "too_many_open_games"), refused.body
+    # Re-spelled or made-up headers are no new identity: still the same address.
+    for headers in ({"Authorization": "Bearer x1"}, {"X-Forwarded-For": "203.0.113.9"}):
+        again = api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2}, headers=headers)
+        assert (again.status, again.code) == (429, "too_many_open_games"), again.body
+    # Games of bots only start at once: never open, never counted.
+    assert create_game(api, "schlitzohr", 2, bots={"0": "random", "1": "random"})
+    # A game that starts frees its place.
+    seat_everyone(api, created[0], 2)
+    assert create_game(api, "schlitzohr", 2)
+    # The operator is not capped.
+    admin = api.call(
+        "POST",
+        "/v1/games",
+        body={"game": "schlitzohr", "players": 2},
+        token=bounded_server.env["TABLETOP_ADMIN_TOKEN"],
+    )
+    assert admin.status == 201, admin.body
+
+
+def test_idempotency_records_are_slim_and_expire_once_the_game_ended(
+    api: HttpApi, bounded_server: LiveServer, redis_target: TestRedis
+) -> None:
+    game_id = create_game(api, "schlitzohr", 2, options={"turn_cap": 10})
+    tokens = seat_everyone(api, game_id, 2)
+    client = redis_target.client()
+    key = GameKeys.of(bounded_server.env["TABLETOP_KEY_PREFIX"], game_id).idempotency
+    try:
+        steps: list[int] = []
+
+        def keyed(seat: int, outcome: dict[str, Any]) -> None:
+            steps.append(outcome["version"])
+
+        # Keys on every command, as the docs recommend.
+        session_api = _KeyedApi(api)
+        play_randomly(session_api, game_id, tokens, b"keys", after=keyed)
+        records = client.hgetall(key)
+        assert len(records) == len(steps)
+        assert max(len(r) for r in records.values()) < 250  # not the ~3 KB answer
+        assert 0 < client.ttl(key) <= 600  # expires, the game being over
+        client.delete(key)  # as the TTL will
+        view = api.call("GET", f"/v1/games/{game_id}").body
+        late = api.call(
+            "POST",
+            f"/v1/games/{game_id}/commands",
+            token=tokens[0],
+            body={"command": {"kind": "pass"}},
+            headers={"If-Match": '"3"', "Idempotency-Key": "k0"},
+        )
+        assert (late.status, late.code) == (409, "version_conflict"), late.body
+        assert late.body["current_version"] == view["version"]
+    finally:
+        client.close()
+
+
+class _KeyedApi:
+    """An API client that sends a fresh ``Idempotency-Key`` with every command."""
+
+    def __init__(self, api: HttpApi) -> None:
+        self.api, self.n = api, 0
+
+    def call(self, method: str, path: str, **kwargs: Any) -> Any:
+        if method == "POST" and path.endswith("/commands"):
+            self.n += 1
+            kwargs["headers"] = {**(kwargs.get("headers") or {}), "Idempotency-Key": f"k{self.n}"}
+        return self.api.call(method, path, **kwargs)
+
+
+def test_redis_never_evicts_the_store(tmp_path: Path) -> None:
+    # The embedded Redis of ``tabletop up``:
+    server = start_embedded_redis(tmp_path)
+    try:
+        client = redis.Redis(port=server.port)
+        assert client.config_get("maxmemory-policy") == {"maxmemory-policy": "noeviction"}
+        assert eviction_check(client)[0] is True
+        client.close()
+    finally:
+        server.close()
+    # docker-compose.yml's Redis:
+    compose = yaml.safe_load((Path(ROOT) / "docker-compose.yml").read_text())
+    command = compose["services"]["redis"]["command"]
+    assert command[command.index("--maxmemory-policy") + 1] == "noeviction"
+    # ``tabletop health redis`` fails on a Redis that would evict the store's keys.
+    evicting = RedisServer(config={"maxmemory": "64mb", "maxmemory-policy": "allkeys-lru"}).start()
+    try:
+        env = service_env(f"redis://127.0.0.1:{evicting.port}/0", "tt:", "q")
+        check = subprocess.run(
+            [sys.executable, "-m", "service.cli", "health", "redis"],
+            env=env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert check.returncode == 1 and "allkeys-lru" in check.stderr, check.stderr
+    finally:
+        evicting.close()
