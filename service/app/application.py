@@ -137,9 +137,12 @@ class Application:
             if level is not None and level not in BOT_LEVELS:
                 raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
         waits = any(level is None for level in seats)
-        if waits and self.open_games is not None and not self.open_games.admit(client):
-            cap = self.open_games.cap
-            raise TooManyOpenGames(f"at most {cap} open games per client; start or wait for some first", limit=cap)
+        wait = self.open_games.admit(client, time.time()) if waits and self.open_games is not None else None
+        if wait is not None:
+            cap = self.open_games.cap  # type: ignore[union-attr]
+            raise TooManyOpenGames(
+                f"at most {cap} open games per client: fill or wait for some first", retry_after_s=int(wait)
+            )
         game_id = secrets.token_urlsafe(GAME_ID_BYTES)
         seed = new_seed()
         events = setup_events(game, checked, len(seats), seed)

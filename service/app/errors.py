@@ -56,9 +56,14 @@ class IdempotencyMismatch(AppError):
 
 
 class TooManyOpenGames(AppError):
-    """The client already has as many open games as it may (``TABLETOP_MAX_OPEN_GAMES_PER_CLIENT``)."""
+    """The client already has as many open games as it may (``TABLETOP_MAX_OPEN_GAMES_PER_CLIENT``);
+    ``retry_after_s``: until its oldest open game expires."""
 
     code = "too_many_open_games"
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class NotFinished(AppError):

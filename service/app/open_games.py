@@ -42,21 +42,28 @@ class OpenGames:
         self.ttl_s = ttl_s
         self._open = prefixed(prefix, OPEN_GAMES)
 
-    def open_count(self, client_id: str) -> int:
-        """How many of ``client_id``'s games are still open (dropping those that are not)."""
+    def open_since(self, client_id: str) -> list[float]:
+        """Creation times of ``client_id``'s games still open, oldest first (dropping from
+        its set those that are not)."""
         key = client_open_games(self._prefix, client_id)
-        members = self._redis.zrange(key, 0, -1)
+        members = self._redis.zrange(key, 0, -1, withscores=True)
         if not members:
-            return 0
-        scores = self._redis.zmscore(self._open, members)
-        gone = [m for m, score in zip(members, scores, strict=True) if score is None]
+            return []
+        scores = self._redis.zmscore(self._open, [m for m, _ in members])
+        gone = [m for (m, _), score in zip(members, scores, strict=True) if score is None]
         if gone:
             self._redis.zrem(key, *gone)
-        return len(members) - len(gone)
+        return [created for (_, created), score in zip(members, scores, strict=True) if score is not None]
 
-    def admit(self, client_id: str | None) -> bool:
-        """Whether ``client_id`` (None: an operator, never capped) may open one more game."""
-        return client_id is None or self.cap <= 0 or self.open_count(client_id) < self.cap
+    def admit(self, client_id: str | None, now: float) -> float | None:
+        """None if ``client_id`` (None: an operator, never capped) may open one more game;
+        else the seconds until its oldest open game expires (at least 1), for Retry-After."""
+        if client_id is None or self.cap <= 0:
+            return None
+        open_since = self.open_since(client_id)
+        if len(open_since) < self.cap:
+            return None
+        return max(1.0, open_since[0] + self.ttl_s - now) if self.ttl_s > 0 else 3600.0
 
     def opened(self, game_id: str, created: float, client_id: str | None) -> None:
         """Index a game created with a free seat (one round trip)."""

@@ -110,6 +110,8 @@ def _app_error(error: app_errors.AppError) -> Response:
     extra: dict[str, Any] = {}
     if isinstance(error, app_errors.Unauthenticated):
         headers["WWW-Authenticate"] = 'Bearer realm="tabletop"'
+    if isinstance(error, app_errors.TooManyOpenGames):
+        headers["Retry-After"] = str(error.retry_after_s)
     if isinstance(error, app_errors.StaleVersion):
         metrics.CONFLICTS.inc()
         extra["current_version"] = error.current_version

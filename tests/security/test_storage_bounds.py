@@ -122,6 +122,7 @@ def _cap_holds(api: HttpApi, bounded_server: LiveServer) -> None:
     created = [create_game(api, "schlitzohr", 2) for _ in range(3)]
     refused = api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2})
     assert (refused.status, refused.code) == (429, "too_many_open_games"), refused.body
+    assert 0 < int(refused.headers["Retry-After"]) <= 86_400  # the oldest one's expiry
     # Re-spelled or made-up headers are no new identity: still the same address.
     for headers in ({"Authorization": "Bearer x1"}, {"X-Forwarded-For": "203.0.113.9"}):
         again = api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2}, headers=headers)
