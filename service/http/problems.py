@@ -21,6 +21,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, request
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError as RedisResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
@@ -145,6 +146,22 @@ def _store_down(error: Exception) -> Response:
     )
 
 
+def _redis_error(error: Exception) -> Response:
+    """Redis answered with an error: full memory is 503 ``store_full``, anything else a bug.
+
+    Redis runs with ``maxmemory-policy noeviction`` (docs/operations.md): at full memory
+    it refuses writes rather than evicting history -- a plain command with ``OOM ...``
+    (redis-py's OutOfMemoryError), a script at its first write with a script error
+    quoting ``-OOM`` (so nothing of it was written: a script is only checked before its
+    first write). Reads go on."""
+    if "OOM command not allowed" not in str(error):
+        return _unexpected(error)
+    log.error("redis is out of memory (noeviction refused a write): %r", error)
+    return problem_response(
+        503, "store_full", "the event store is full; try again later", {"Retry-After": "60"}
+    )
+
+
 def _unexpected(error: Exception) -> Response:
     log.exception("unhandled error")
     return problem_response(
@@ -160,4 +177,5 @@ def register(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(RedisConnectionError, _store_down)
     app.register_error_handler(RedisTimeoutError, _store_down)
+    app.register_error_handler(RedisResponseError, _redis_error)
     app.register_error_handler(Exception, _unexpected)

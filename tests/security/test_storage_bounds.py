@@ -19,7 +19,7 @@ import pytest
 import redis
 import requests
 import yaml
-from support.http_games import HttpApi, create_game, play_randomly, seat_everyone
+from support.http_games import FlaskApi, HttpApi, create_game, play_randomly, seat_everyone
 from support.live_server import LiveServer
 from support.processes import ROOT, running, service_env, stop_process, wait_until
 from support.redis import TestRedis
@@ -27,7 +27,11 @@ from support.security_servers import own_server
 
 from events.keys import GameKeys
 from events.redis_server import RedisServer
+from service.app.application import NoNotifier
+from service.bootstrap import build
 from service.cli.health import eviction_check
+from service.http import create_app
+from service.settings import Settings
 from service.runner.redis import start_embedded_redis
 
 OPEN_TTL_S = 2
@@ -188,6 +192,28 @@ class _KeyedApi:
             self.n += 1
             kwargs["headers"] = {**(kwargs.get("headers") or {}), "Idempotency-Key": f"k{self.n}"}
         return self.api.call(method, path, **kwargs)
+
+
+def test_a_full_redis_refuses_writes_with_a_clear_answer_and_loses_nothing(key_prefix: str) -> None:
+    with RedisServer(config={"maxmemory-policy": "noeviction"}) as full:
+        client = redis.Redis(port=full.port)
+        try:
+            settings = Settings(redis_url=full.url, key_prefix=key_prefix, rate_limit_per_minute=0)
+            app = create_app(services=build(settings, notifier=NoNotifier(), client=client))
+            api = FlaskApi(app.test_client())
+            game_id = create_game(api, "schlitzohr", 2)
+            for i in range(300):
+                client.set(f"ballast:{i}", "x" * 10_000)
+            # Full: the limit below what is used (as memory grows past it in production).
+            client.config_set("maxmemory", client.info("memory")["used_memory"] // 2)
+            with pytest.raises(redis.exceptions.OutOfMemoryError):
+                client.set("one-more", "x")
+            refused = api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2})
+            assert (refused.status, refused.code) == (503, "store_full"), refused.body
+            assert refused.headers["Retry-After"] == "60"
+            assert api.call("GET", f"/v1/games/{game_id}").status == 200  # nothing evicted
+        finally:
+            client.close()
 
 
 def test_redis_never_evicts_the_store(tmp_path: Path) -> None:
