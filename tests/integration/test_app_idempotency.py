@@ -106,3 +106,21 @@ def test_a_retry_after_the_records_expired_is_a_conflict(
     with pytest.raises(StaleVersion) as conflict:
         new_app(redis_client, key_prefix).submit_outcome(game_id, tokens[seat], command, view["version"], "k")
     assert conflict.value.current_version > view["version"]
+
+
+def test_a_record_of_the_old_format_still_answers(
+    app: Application, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    """Records written before slim records hold the whole first answer: it is answered."""
+    game_id, tokens = seat_everyone(app, "abluxxen", 2)
+    view = app.queries.view(game_id, None)
+    seat = int(min(view["to_act"], key=int))
+    command = app.queries.legal(game_id, seat)["commands"][0]
+    first = app.submit_outcome(game_id, tokens[seat], command, view["version"], "old")
+    idem = GameKeys.of(key_prefix, game_id).idempotency
+    field = f"seat:{seat}:old"
+    record = json.loads(redis_client.hget(idem, field))
+    stored = {**first.document, "marker": "from the old record"}
+    redis_client.hset(idem, field, json.dumps({**record, "response": json.dumps(stored)}))
+    again = new_app(redis_client, key_prefix).submit_outcome(game_id, tokens[seat], command, view["version"], "old")
+    assert again.document == stored
