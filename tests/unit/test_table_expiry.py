@@ -1,0 +1,58 @@
+"""The table's expiry (``GameExpired``) and the scopes of idempotency keys: pure parts."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine.errors import RuleViolation
+from engine.registry import get_game
+from engine.table import EXPIRED, Table, check_join, check_leave, evolve_table, game_expired, seat_taken
+from events.audit.lobby import check_table_event
+from events.audit.report import Discrepant
+from events.envelope import SYSTEM, Envelope, bot_actor, seat_actor
+from events.records import game_created, new_seed
+from service.app.retries import scoped_key
+
+
+def open_table() -> Table:
+    game = get_game("schlitzohr")
+    created = game_created(game, game.validate_options({}), 2, new_seed())
+    table = evolve_table(game, None, created, 1, "2026-01-01T00:00:00.000000Z")
+    return evolve_table(game, table, seat_taken(0, "ada", token_hash="ab" * 32), 2, "")
+
+
+def test_an_expired_game_is_final() -> None:
+    table = evolve_table(get_game("schlitzohr"), open_table(), game_expired(60), 3, "")
+    assert (table.status, table.version) == (EXPIRED, 3)
+    for attempt in (lambda: check_join(table, "bob", None), lambda: check_leave(table, 0)):
+        with pytest.raises(RuleViolation) as refused:
+            attempt()
+        assert refused.value.code == "game_expired"
+
+
+def envelope(actor: dict, version: int = 3) -> Envelope:
+    event = game_expired(60)
+    return Envelope("g", version, event.type, 1, "", actor, None, event.data, None, [], "0" * 64, "0" * 64)
+
+
+def test_the_audit_accepts_an_expiry_only_from_the_system_while_open() -> None:
+    table = open_table()
+    check_table_event(table, envelope(SYSTEM), last=True)
+    with pytest.raises(Discrepant):
+        check_table_event(table, envelope(seat_actor(0)), last=True)
+    expired = evolve_table(get_game("schlitzohr"), table, game_expired(60), 3, "")
+    with pytest.raises(Discrepant):
+        check_table_event(expired, envelope(SYSTEM, 4), last=True)
+
+
+@given(key=st.text(min_size=1, max_size=200), seat=st.integers(0, 9), other=st.integers(0, 9))
+def test_a_clients_key_never_reaches_another_scope(key: str, seat: int, other: int) -> None:
+    mine = scoped_key(seat_actor(seat), key)
+    assert mine.startswith(f"seat:{seat}:")
+    assert mine != scoped_key(bot_actor(other), key.removeprefix("bot:"))
+    assert mine != scoped_key(SYSTEM, key)
+    assert mine != "seed-revealed"
+    if other != seat:
+        assert mine != scoped_key(seat_actor(other), key)
