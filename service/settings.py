@@ -85,7 +85,8 @@ class Settings:
     """RQ stops a bot job running longer than this plus the think delay; it is then retried."""
 
     sweep_interval_s: float = 5.0
-    """How often the sweeper looks for games that wait on a bot for longer than ``bot_stall_s``."""
+    """How often the sweeper looks for games that wait on a bot for longer than ``bot_stall_s``
+    (and for open games past ``open_game_ttl_s``)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
