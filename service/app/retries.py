@@ -35,6 +35,7 @@ from engine.table import Table, evolve_table
 from events.port import AppendResult
 from events.redaction import ADMIN
 from service.app import documents
+from service.app.errors import GameNotFound
 
 SEAT_SCOPE, BOT_SCOPE, SYSTEM_SCOPE = "seat", "bot", "sys"
 
@@ -52,7 +53,8 @@ def scoped_key(actor: JSON, key: str) -> str:
 def replay_outcome(store: Any, game_id: str, earlier: AppendResult, seat: int) -> JSON:
     """The outcome document of the batch ``earlier`` names, as ``seat`` saw it first.
 
-    Raises what the store's reads raise; the versions exist (they were written)."""
+    Raises what the store's reads raise, GameNotFound if the history is gone (the
+    versions were written, so only an operator's deletion can cause that)."""
     if earlier.response is not None:  # a record written before slim records
         document: JSON = json.loads(earlier.response)
         return document
@@ -66,5 +68,6 @@ def replay_outcome(store: Any, game_id: str, earlier: AppendResult, seat: int) -
         table = evolve_table(game, table, event, envelope.version, envelope.time)
         if envelope.version >= earlier.first_version:
             batch.append(event)
-    assert table is not None
+    if table is None:
+        raise GameNotFound("no game has this id")
     return documents.outcome_document(game_id, table, batch, seat)
