@@ -71,7 +71,7 @@ class Settings:
 
     trusted_proxies: int = 0
     """Reverse proxies in front of the API whose ``X-Forwarded-For`` is trusted (the rate
-    limit keys clients without a token by their IP); 0 = use the peer address."""
+    limits key clients without a verified token by their IP); 0 = use the peer address."""
 
     bot_think_ms: int = 0
     """Pause before a bot submits, so people can follow mixed games."""
@@ -80,7 +80,8 @@ class Settings:
     """A game waiting on a bot longer than this is re-enqueued by the sweeper."""
 
     queue_name: str = "tabletop-bots"
-    """The RQ queue bot turns go to."""
+    """The RQ queue random and greedy bot turns go to; strong bots' turns go to
+    ``<queue_name>-strong``. Workers serve both, cheap turns first."""
 
     bot_budget_s: float = 1.0
     """Most time a bot may think about one turn (the strong bot's deadline)."""
