@@ -18,7 +18,7 @@ import hmac
 
 from flask import g, request
 
-from engine.table import Table
+from engine.table import OPEN, Table
 from events.redaction import ADMIN, SPECTATOR, Viewer
 from service.app.errors import Forbidden, GameNotFound, Unauthenticated
 from service.http import context
@@ -98,7 +98,8 @@ def rate_limit_bucket() -> str:
     - ``seat:<game>:<seat>`` for a seat token that holds its seat, on a URL of that
       very game (the check the command path makes anyway: the token's hash against
       the table this process holds -- no round trip when it holds it, else the one
-      load the handler would make and then finds cached);
+      load the handler would make and then finds cached; once play has begun the
+      answer is remembered per token, see ``_settled``);
     - ``ip:<address>`` for everything else: no token, a malformed header, a token
       that fits no seat, or a token sent where no game of its own is named.
 
@@ -110,12 +111,23 @@ def rate_limit_bucket() -> str:
         scheme, _, value = header.strip().partition(" ")
         token = value.strip()
         if scheme.lower() == "bearer" and token:
+            settled = _settled.get(token)
+            if settled is not None and (request.view_args or {}).get("game_id") == settled[0]:
+                return settled[1]
             if is_admin(token):
                 return "admin"
             seat = _verified_seat(token)
             if seat is not None:
                 return seat
     return "ip:" + client_address()
+
+
+_settled: dict[str, tuple[str, str]] = {}
+"""Seat token -> (its game, its bucket), for tokens verified on a table whose play had
+begun: seats never change hands after that, so the token holds its seat for good and
+the check need not be repeated (the command path checks it anyway). Only verified tokens get in, at
+most ``_SETTLED_KEPT`` of them (then it starts afresh): made-up tokens cannot grow it."""
+_SETTLED_KEPT = 10_000
 
 
 def _verified_seat(token: str) -> str | None:
@@ -125,15 +137,28 @@ def _verified_seat(token: str) -> str | None:
         return None
     app = context.application()
     table = app.tables.cached(claim.game_id)
-    if table is None or not _holds(table, claim.seat, token):
-        # Not held here, or held before the seat changed hands: the current table.
+    if table is not None and _holds(table, claim.seat, token):
+        return _bucket(claim.game_id, claim.seat, token, table)
+    if table is None or table.status == OPEN:
+        # Not held here, or held while seats could still change hands: the current
+        # table. (Once play has begun seats never change, so a token the held table
+        # refuses is refused without a round trip.)
         try:
             table = app.tables.load(claim.game_id)
         except GameNotFound:
             return None
-        if not _holds(table, claim.seat, token):
-            return None
-    return f"seat:{claim.game_id}:{claim.seat}"
+        if _holds(table, claim.seat, token):
+            return _bucket(claim.game_id, claim.seat, token, table)
+    return None
+
+
+def _bucket(game_id: str, seat: int, token: str, table: Table) -> str:
+    bucket = f"seat:{game_id}:{seat}"
+    if table.status != OPEN:
+        if len(_settled) >= _SETTLED_KEPT:
+            _settled.clear()  # crude but lock-free; a miss costs one check
+        _settled[token] = (game_id, bucket)
+    return bucket
 
 
 def _holds(table: Table, seat: int, token: str) -> bool:
