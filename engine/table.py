@@ -104,7 +104,9 @@ def game_started() -> Event:
     return Event(GAME_STARTED, {})
 
 
-BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 """Bidirectional marks, embeddings, overrides and isolates: they can make a name read
 as another one, or reorder the text shown around it."""
 
@@ -144,7 +146,9 @@ def check_join(table: Table, name: Any, seat: int | None) -> int:
     if table.status != OPEN:
         raise RuleViolation(GAME_ALREADY_STARTED, "every seat of this game is already taken")
     if player_name(name) != name:
-        raise RuleViolation(BAD_PLAYER_NAME, "a player name must be in NFC", {"reason": "not_normalised"})
+        raise RuleViolation(
+            BAD_PLAYER_NAME, "a player name must be in NFC", {"reason": "not_normalised"}
+        )
     if table.seat_of(name) is not None:
         raise RuleViolation(NAME_TAKEN, f"{name!r} already sits at this table")
     free = table.free_seats()

@@ -12,7 +12,8 @@ Two kinds of limit, each a :class:`RateLimiter` of its own:
   just before the work; they are per client address (the admin: its own bucket),
   since seat tokens are cheap to collect and must not multiply these budgets.
 
-Each bucket counts requests (or units, see ``hit``'s ``cost``) per fixed minute in one Redis key; the
+Each bucket counts requests (or units, see ``hit``'s ``cost``) per fixed minute in one
+Redis key; the
 estimate over the last 60 s is ``current + previous * (1 - elapsed fraction)``
 (the "sliding window counter": no burst of twice the limit at a minute's edge, and
 constant memory). A refused request still counts: hammering does not reopen the window.

@@ -42,7 +42,8 @@ def queue_name(redis_client: redis.Redis) -> Iterator[str]:
 
 @pytest.fixture
 def svc(redis_target: TestRedis, key_prefix: str, queue_name: str) -> Iterator[Services]:
-    services = build(Settings(redis_url=redis_target.url, key_prefix=key_prefix, queue_name=queue_name))
+    settings = Settings(redis_url=redis_target.url, key_prefix=key_prefix, queue_name=queue_name)
+    services = build(settings)
     yield services
     services.redis.close()
 
@@ -80,9 +81,12 @@ def test_a_greedy_game_finishes_while_many_strong_games_are_still_queued(
     greedy_turns = [j for j in _finished_jobs(svc, cheap_queue) if greedy in j.id]
     last_greedy = max(j.ended_at for j in greedy_turns if j.ended_at is not None)
     strong_before = [
-        j for j in _finished_jobs(svc, strong_queue) if j.started_at is not None and j.started_at < last_greedy
+        j
+        for j in _finished_jobs(svc, strong_queue)
+        if j.started_at is not None and j.started_at < last_greedy
     ]
-    assert len(greedy_turns) > 3 and len(strong_before) <= 1, (len(greedy_turns), len(strong_before))
+    counts = (len(greedy_turns), len(strong_before))
+    assert len(greedy_turns) > 3 and len(strong_before) <= 1, counts
 
 
 def test_the_sweeper_re_enqueues_a_lost_turn_on_the_queue_of_its_level(svc: Services) -> None:

@@ -76,7 +76,13 @@ def test_a_re_spelled_token_gets_no_fresh_bucket(start_server: ServerFactory) ->
         api = HttpApi(requests.Session(), server.url)
         game_id = create_game(api, "abluxxen", 2)
         token = seat_everyone(api, game_id, 2)[0]
-        spellings = [f"Bearer {token}", f"bearer {token}", f"Bearer  {token}", f"BEARER {token}", f"Bearer {token}\t"]
+        spellings = [
+            f"Bearer {token}",
+            f"bearer {token}",
+            f"Bearer  {token}",
+            f"BEARER {token}",
+            f"Bearer {token}\t",
+        ]
         replies = [
             api.session.get(
                 f"{server.url}/v1/games/{game_id}",
