@@ -15,6 +15,7 @@ starts at once. The rules for the lobby (checked by :func:`check_join` and
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -118,14 +119,51 @@ def check_not_expired(table: Table) -> None:
         raise RuleViolation(GAME_EXPIRED_CODE, "this game expired before every seat was taken")
 
 
+BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+"""Bidirectional marks, embeddings, overrides and isolates: they can make a name read
+as another one, or reorder the text shown around it."""
+
+_FORBIDDEN_CATEGORIES = frozenset({"Cc", "Cs", "Zl", "Zp"})
+"""Control characters (NUL, newlines, tabs, C1), surrogates, line/paragraph separators."""
+
+
+def player_name(name: Any) -> str:
+    """``name`` as a seat stores it -- normalised to NFC, so one name has one spelling --
+    or RuleViolation ``bad_player_name`` (``details.reason``: ``not_text``,
+    ``control_character`` or ``length``). Refused: control characters, surrogates,
+    line separators and bidi controls anywhere; outer spaces; empty or longer than
+    ``MAX_NAME_LENGTH`` characters after normalisation. (Confusable look-alikes are
+    not judged here.)"""
+    if not isinstance(name, str):
+        raise RuleViolation(BAD_PLAYER_NAME, "a player name is a string", {"reason": "not_text"})
+    for ch in name:
+        if ch in BIDI_CONTROLS or unicodedata.category(ch) in _FORBIDDEN_CATEGORIES:
+            raise RuleViolation(
+                BAD_PLAYER_NAME,
+                "a player name may not hold control, line-break or bidi characters",
+                {"reason": "control_character"},
+            )
+    name = unicodedata.normalize("NFC", name)
+    if not name.strip() or len(name) > MAX_NAME_LENGTH or name != name.strip():
+        raise RuleViolation(
+            BAD_PLAYER_NAME,
+            f"a player name is 1 to {MAX_NAME_LENGTH} characters without outer spaces",
+            {"reason": "length"},
+        )
+    return name
+
+
 def check_join(table: Table, name: Any, seat: int | None) -> int:
-    """The seat ``name`` may take (``seat`` None = the lowest free one), or RuleViolation."""
+    """The seat ``name`` may take (``seat`` None = the lowest free one), or RuleViolation.
+    ``name`` must be as :func:`player_name` gives it (it is checked again here)."""
     check_not_expired(table)
     if table.status != OPEN:
         raise RuleViolation(GAME_ALREADY_STARTED, "every seat of this game is already taken")
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH or name != name.strip():
+    if player_name(name) != name:
         raise RuleViolation(
-            BAD_PLAYER_NAME, f"a player name is 1 to {MAX_NAME_LENGTH} characters without outer spaces"
+            BAD_PLAYER_NAME, "a player name must be in NFC", {"reason": "not_normalised"}
         )
     if table.seat_of(name) is not None:
         raise RuleViolation(NAME_TAKEN, f"{name!r} already sits at this table")

@@ -29,6 +29,10 @@ Keys (``<p>`` = the prefix):
 ``<p>game:{<id>}:snapshot`` -- hash
     ``v`` = version, ``r`` = rules version, ``s`` = encoded state. Written by
     ``scripts.SAVE_SNAPSHOT`` (only if newer); a cache: deleting it is always safe.
+``<p>game:{<id>}:verification`` -- string
+    The verification report (JSON) of a finished game whose history ends with
+    ``SeedRevealed``: it can never change, so it is computed once. Written with SET NX
+    by ``service/app/verification.py``; a cache: deleting it is always safe.
 
 Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
 
@@ -97,11 +101,15 @@ The HTTP API (``service/http/ratelimit.py``):
 
 ``<p>ratelimit:{<bucket>}:<minute>`` -- string (a counter) with a TTL of two minutes
     Requests of one client in one minute (``<minute>`` = Unix time // 60).
-    ``<bucket>`` is ``t:`` + the first 32 hex digits of SHA-256 of the request's
-    Authorization header, or ``ip:`` + the client address without one; the tag
-    keeps both minutes of a bucket in one slot. INCR + EXPIRE per request, the
-    previous minute read in the same pipeline (a sliding-window estimate).
-    Disposable: losing it only resets the limits.
+    ``<bucket>`` is a *verified* identity: ``seat:<game>:<seat>`` (a seat token that
+    was checked against its seat), ``admin`` (the admin token), else ``ip:`` + the
+    client address; the tag keeps both minutes of a bucket in one slot.
+``<p>ratelimit:<kind>:{<bucket>}:<minute>`` -- the same, for an expensive operation
+    (``<kind>`` = ``create``, ``verify`` or ``replay``); ``<bucket>`` is ``ip:<address>``
+    or ``admin``, and a request may count several units (a strong-bot seat weighs more).
+    Both: INCRBY + EXPIRE per lease (see ``ratelimit``), the previous minute read in
+    the same pipeline (a sliding-window estimate). Disposable: losing them only
+    resets the limits.
 """
 
 from __future__ import annotations
@@ -156,6 +164,7 @@ class GameKeys:
     idempotency: str
     seed: str
     snapshot: str
+    verification: str
 
     @classmethod
     def of(cls, prefix: str, game_id: str) -> GameKeys:
@@ -167,4 +176,5 @@ class GameKeys:
             idempotency=base + "idem",
             seed=base + "seed",
             snapshot=base + "snapshot",
+            verification=base + "verification",
         )

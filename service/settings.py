@@ -35,7 +35,23 @@ class Settings:
     0 = off."""
 
     rate_limit_per_minute: int = 600
-    """Requests per minute allowed per token (or per client IP without one); 0 = off."""
+    """Requests per minute allowed per verified identity: a seat (its token checked), the
+    admin token, else the client address; 0 = off."""
+
+    create_limit_per_minute: int = 30
+    """Game creations per minute per client address, each strong-bot seat weighing
+    ``strong_seat_cost`` more (a game never weighs more than the whole limit); 0 = off."""
+
+    strong_seat_cost: int = 4
+    """Extra weight of one strong-bot seat in ``create_limit_per_minute``."""
+
+    verify_limit_per_minute: int = 6
+    """Verifications per minute per client address of games not verified before (a
+    stored report is served without limit beyond the general one); 0 = off."""
+
+    replay_limit_per_minute: int = 60
+    """Replays per minute per client address: past-version views (``?at=``) and
+    exports; 0 = off."""
 
     max_body_bytes: int = 16_384
     """Largest accepted request body (413 above)."""
@@ -55,7 +71,7 @@ class Settings:
 
     trusted_proxies: int = 0
     """Reverse proxies in front of the API whose ``X-Forwarded-For`` is trusted (the rate
-    limit keys clients without a token by their IP); 0 = use the peer address."""
+    limits key clients without a verified token by their IP); 0 = use the peer address."""
 
     idempotency_ttl_s: int = 86_400
     """Seconds a game's idempotency records are kept once the game has ended (a retry
@@ -76,7 +92,8 @@ class Settings:
     """A game waiting on a bot longer than this is re-enqueued by the sweeper."""
 
     queue_name: str = "tabletop-bots"
-    """The RQ queue bot turns go to."""
+    """The RQ queue random and greedy bot turns go to; strong bots' turns go to
+    ``<queue_name>-strong``. Workers serve both, cheap turns first."""
 
     bot_budget_s: float = 1.0
     """Most time a bot may think about one turn (the strong bot's deadline)."""

@@ -105,7 +105,8 @@ def _sweep_game(svc: Services, bots: BotQueue, waiting: str, game_id: str, now: 
         if _pending(svc, bot_job_id(game_id, table.version, seat)):
             continue  # the workers are behind, not dead: look again next pass
         attempt = str(int(now * 1000))
-        if bots.enqueue(game_id, table.version, seat, attempt=attempt):
+        level = table.seats[seat].bot  # to the queue of its cost, as the notifier does
+        if bots.enqueue(game_id, table.version, seat, attempt=attempt, level=level):
             enqueued.append(bot_job_id(game_id, table.version, seat, attempt))
             log.warning(
                 "game %s waited on bot seat %s at version %s; re-enqueued",

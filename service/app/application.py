@@ -33,6 +33,7 @@ from engine.table import (
     evolve_table,
     game_expired,
     game_started,
+    player_name,
     seat_left,
     seat_taken,
 )
@@ -158,6 +159,7 @@ class Application:
 
     def join(self, game_id: str, name: Any, seat: int | None = None) -> Joined:
         """Take ``seat`` (None = the lowest free one) as ``name``; the game starts when full."""
+        name = player_name(name)  # NFC: one spelling per name, as stored and compared
         table = self.tables.load(game_id)
         chosen = check_join(table, name, seat)
         token = new_token(game_id, chosen)

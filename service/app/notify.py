@@ -12,8 +12,19 @@ each successful append it
    or ZREM -- pipelined with 1. A game without bots costs nothing (feed in the
    store) or one XADD; a game with bots one round trip, plus the enqueue when a bot
    must act;
-3. if a bot must act, enqueues its turn on the RQ queue under the deterministic job id
-   :func:`bot_job_id` (``unique``: a second enqueue of the same turn is a no-op).
+3. if a bot must act, enqueues its turn on the RQ queue of its cost (below) under the
+   deterministic job id :func:`bot_job_id` (``unique``: a second enqueue of the same
+   turn is a no-op).
+
+Queues by cost: a strong bot thinks for up to ``bot_budget_s`` per turn, a random or
+greedy one for milliseconds. Their turns go to two RQ queues (:func:`bot_queue_names`):
+``<queue_name>`` for the cheap levels and ``<queue_name>-strong`` for the strong one,
+and every worker listens on both, cheap first (RQ takes from its queues in order). So
+a cheap turn never waits behind queued strong turns, whatever their number: at most
+behind the strong turns already running (each within its budget). Strong turns share
+their queue first come, first served; a game has one turn queued at a time, so games
+take turns with each other, and the creation limit (``service.http.ratelimit``) keeps
+one client from filling the queue.
 
 Ordering matters for the index: the ZADD of version ``v`` happens *before* the job of
 ``v`` is enqueued, so the ZREM/ZADD of ``v + 1`` (written by whoever ran that job)
@@ -84,23 +95,46 @@ def bots_to_act(table: Table) -> list[int]:
     return sorted(seat for seat in get_game(table.game).to_act(table.state) if seat in bots)
 
 
+EXPENSIVE_LEVELS = frozenset({"strong"})
+"""Bot levels whose turns go to the strong queue (see the module docstring)."""
+
+
+def bot_queue_names(settings: Settings) -> tuple[str, str]:
+    """The bot queues in the order workers must listen: cheap turns, then strong ones."""
+    return settings.queue_name, f"{settings.queue_name}-strong"
+
+
 @dataclass(frozen=True, slots=True)
 class BotQueue:
-    """The RQ queue of bot turns, with the job options every bot turn gets."""
+    """The RQ queues of bot turns (cheap, strong), with the job options every turn gets."""
 
     queue: Queue
+    strong: Queue
     job_timeout_s: int
 
     @classmethod
     def of(cls, settings: Settings, client: Any) -> BotQueue:
         # The think delay is spent inside the job, so it extends the job's timeout.
         timeout = settings.bot_job_timeout_s + int(settings.bot_think_ms / 1000) + 1
-        return cls(Queue(settings.queue_name, connection=client), timeout)
+        cheap, strong = bot_queue_names(settings)
+        return cls(Queue(cheap, connection=client), Queue(strong, connection=client), timeout)
 
-    def enqueue(self, game_id: str, version: int, seat: int, attempt: str | None = None) -> bool:
-        """Enqueue the turn of ``seat`` at ``version``; False if that job id exists already."""
+    def queue_for(self, level: str | None) -> Queue:
+        """The queue of a turn of a bot of ``level`` (None: the cheap queue)."""
+        return self.strong if level in EXPENSIVE_LEVELS else self.queue
+
+    def enqueue(
+        self,
+        game_id: str,
+        version: int,
+        seat: int,
+        attempt: str | None = None,
+        level: str | None = None,
+    ) -> bool:
+        """Enqueue the turn of ``seat`` (a bot of ``level``) at ``version`` on the queue of
+        its cost; False if that job id exists already."""
         try:
-            self.queue.enqueue_call(
+            self.queue_for(level).enqueue_call(
                 BOT_JOB,
                 args=(game_id, version, seat),
                 job_id=bot_job_id(game_id, version, seat, attempt),
@@ -161,7 +195,7 @@ class RedisNotifier:
             pipe.zrem(self._waiting, game_id)
         pipe.execute()
         for seat in waiting:
-            self._bots.enqueue(game_id, table.version, seat)
+            self._bots.enqueue(game_id, table.version, seat, level=table.seats[seat].bot)
 
 
 def default_notifier(settings: Settings, client: Any, *, feed_in_store: bool = False) -> RedisNotifier:

@@ -1,6 +1,9 @@
 """``tabletop worker``: an RQ worker that plays bot turns (``workers.bots.play_bot_turn``).
 
-It listens on ``TABLETOP_QUEUE_NAME`` and runs RQ's scheduler too, which moves
+It listens on both bot queues (``service.app.notify.bot_queue_names``): the cheap
+turns' ``TABLETOP_QUEUE_NAME`` first, then ``<name>-strong`` -- RQ takes from its
+queues in that order, so a random or greedy turn never waits behind queued strong
+turns. It runs RQ's scheduler too, which moves
 retried jobs (``Retry`` with intervals) back to the queue when they are due; several
 workers share one scheduler through RQ's lock.
 
@@ -18,6 +21,7 @@ from typing import Any
 
 from rq import Queue, SimpleWorker, Worker
 
+from service.app.notify import bot_queue_names
 from service.bootstrap import build
 from workers import bots
 
@@ -36,7 +40,8 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     svc = build()
     bots.use_services(svc)
-    queue = Queue(svc.settings.queue_name, connection=svc.redis)
-    worker = WORKER_CLASSES[args.worker_class]([queue], connection=svc.redis, name=args.name)
+    # Order matters: cheap turns first (see the module docstring).
+    queues = [Queue(name, connection=svc.redis) for name in bot_queue_names(svc.settings)]
+    worker = WORKER_CLASSES[args.worker_class](queues, connection=svc.redis, name=args.name)
     worker.work(burst=args.burst, with_scheduler=True, logging_level=args.log_level)
     return 0

@@ -73,10 +73,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     if settings.trusted_proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     metrics.register(app)  # first: the timer starts before any other hook can refuse
-    limiter = ratelimit.RateLimiter(
-        services.redis, services.store.prefix, settings.rate_limit_per_minute
-    )
-    ratelimit.register(app, limiter)
+    ratelimit.register(app, ratelimit.limiters(services.redis, services.store.prefix, settings))
     problems.register(app)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)

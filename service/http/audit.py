@@ -9,7 +9,13 @@
   (``events.audit.verify``: hash chain, seed commitment, every random outcome and
   event re-computed, final scores). A report that found a discrepancy is still a
   200: the verification ran; ``ok`` is its answer. A running game cannot be
-  verified yet (its seed is secret): 409 ``game_not_finished``.
+  verified yet (its seed is secret): 409 ``game_not_finished``. The report is
+  computed once and kept (``service.app.verification``); computing it is charged to
+  the client's verification limit (429 ``verify_rate_limited``), serving the kept
+  one is not.
+
+Exports are replays (the whole history read and encoded): charged to the client's
+replay limit, 429 ``replay_rate_limited``.
 """
 
 from __future__ import annotations
@@ -17,10 +23,10 @@ from __future__ import annotations
 from flask import Blueprint, Response
 
 from events.audit.export import export_history
-from events.audit.verify import verify_lines
 from service.app.errors import GameNotFound, NotFinished
-from service.http import auth, body, context, games
-from service.http.responses import json_response
+from service.app.verification import verification_report
+from service.http import auth, body, context, games, ratelimit
+from service.http.responses import json_text_response
 
 bp = Blueprint("audit", __name__, url_prefix="/v1/games")
 bp.url_value_preprocessor(games.check_game_id)
@@ -35,6 +41,7 @@ def export(game_id: str) -> Response:
     store = context.services().store
     if store.head(game_id).version == 0:
         raise GameNotFound("no game has this id")
+    ratelimit.charge(ratelimit.REPLAY)
     exported = export_history(store, game_id, viewer)
     headers = {
         "Content-Disposition": f'attachment; filename="{game_id}.jsonl"',
@@ -54,5 +61,7 @@ def verification(game_id: str) -> Response:
         raise GameNotFound("no game has this id")
     if not head.finished:
         raise NotFinished("a game can be verified once it has ended and its seed is revealed")
-    report = verify_lines(store.stored_texts(game_id))
-    return json_response(report.to_json())
+    text = verification_report(
+        context.services().redis, store, game_id, lambda: ratelimit.charge(ratelimit.VERIFY)
+    )
+    return json_text_response(text)

@@ -14,14 +14,15 @@ A malformed header or a token that fits no seat is 401 ``unauthenticated`` with
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 
 from flask import g, request
 
+from engine.table import OPEN, Table
 from events.redaction import ADMIN, SPECTATOR, Viewer
-from service.app.errors import Forbidden, Unauthenticated
+from service.app.errors import Forbidden, GameNotFound, Unauthenticated
 from service.http import context
+from service.tokens import matches, parse_token
 
 _UNSET = object()
 
@@ -46,6 +47,15 @@ def is_admin(token: str | None) -> bool:
     """Whether ``token`` is the configured admin token (never, if none is configured)."""
     admin = context.settings().admin_token
     return bool(admin) and token is not None and hmac.compare_digest(token.encode(), admin.encode())
+
+
+def is_admin_request() -> bool:
+    """Whether the request carries the admin token (never raises for a bad header)."""
+    header = request.headers.get("Authorization")
+    if not header:
+        return False
+    scheme, _, value = header.strip().partition(" ")
+    return scheme.lower() == "bearer" and is_admin(value.strip())
 
 
 def caller_seat(game_id: str) -> int | None:
@@ -75,23 +85,81 @@ def history_viewer(game_id: str) -> Viewer:
     return SPECTATOR if seat is None else seat
 
 
-_buckets: dict[str, str] = {}
-"""Authorization header -> its bucket: clients send the same header again and again.
-Only headers as short as real ones are kept, at most ``_BUCKETS_KEPT`` of them, so
-made-up headers cannot grow it beyond a few megabytes."""
-_BUCKETS_KEPT, _HEADER_KEPT = 10_000, 200
+def client_address() -> str:
+    """The client's address: the peer, or the one ``trusted_proxies`` reverse proxies
+    named (``ProxyFix`` has put it in ``remote_addr`` then)."""
+    return request.remote_addr or "unknown"
 
 
 def rate_limit_bucket() -> str:
-    """The rate-limit bucket of the request: its token's hash, else the client's address."""
+    """The rate-limit bucket of the request, from *verified* identity only:
+
+    - ``admin`` for the admin token (compared in constant time);
+    - ``seat:<game>:<seat>`` for a seat token that holds its seat, on a URL of that
+      very game (the check the command path makes anyway: the token's hash against
+      the table this process holds -- no round trip when it holds it, else the one
+      load the handler would make and then finds cached; once play has begun the
+      answer is remembered per token, see ``_settled``);
+    - ``ip:<address>`` for everything else: no token, a malformed header, a token
+      that fits no seat, or a token sent where no game of its own is named.
+
+    So a made-up or re-spelled token is counted against the client's address, never
+    in a fresh bucket of its own. Never raises for a bad header or token: the handler
+    answers 401 for those, after this request was counted."""
     header = request.headers.get("Authorization")
     if header:
-        bucket = _buckets.get(header)
-        if bucket is None:
-            bucket = "t:" + hashlib.sha256(header.strip().encode()).hexdigest()[:32]
-            if len(header) <= _HEADER_KEPT:
-                if len(_buckets) >= _BUCKETS_KEPT:
-                    _buckets.clear()  # crude but lock-free; a miss costs one SHA-256
-                _buckets[header] = bucket
-        return bucket
-    return "ip:" + (request.remote_addr or "unknown")
+        scheme, _, value = header.strip().partition(" ")
+        token = value.strip()
+        if scheme.lower() == "bearer" and token:
+            settled = _settled.get(token)
+            if settled is not None and (request.view_args or {}).get("game_id") == settled[0]:
+                return settled[1]
+            if is_admin(token):
+                return "admin"
+            seat = _verified_seat(token)
+            if seat is not None:
+                return seat
+    return "ip:" + client_address()
+
+
+_settled: dict[str, tuple[str, str]] = {}
+"""Seat token -> (its game, its bucket), for tokens verified on a table whose play had
+begun: seats never change hands after that, so the token holds its seat for good and
+the check need not be repeated (the command path checks it anyway). Only verified tokens get in, at
+most ``_SETTLED_KEPT`` of them (then it starts afresh): made-up tokens cannot grow it."""
+_SETTLED_KEPT = 10_000
+
+
+def _verified_seat(token: str) -> str | None:
+    """``seat:<game>:<seat>`` if ``token`` holds its seat of the game the URL names."""
+    claim = parse_token(token)
+    if claim is None or (request.view_args or {}).get("game_id") != claim.game_id:
+        return None
+    app = context.application()
+    table = app.tables.cached(claim.game_id)
+    if table is not None and _holds(table, claim.seat, token):
+        return _bucket(claim.game_id, claim.seat, token, table)
+    if table is None or table.status == OPEN:
+        # Not held here, or held while seats could still change hands: the current
+        # table. (Once play has begun seats never change, so a token the held table
+        # refuses is refused without a round trip.)
+        try:
+            table = app.tables.load(claim.game_id)
+        except GameNotFound:
+            return None
+        if _holds(table, claim.seat, token):
+            return _bucket(claim.game_id, claim.seat, token, table)
+    return None
+
+
+def _bucket(game_id: str, seat: int, token: str, table: Table) -> str:
+    bucket = f"seat:{game_id}:{seat}"
+    if table.status != OPEN:
+        if len(_settled) >= _SETTLED_KEPT:
+            _settled.clear()  # crude but lock-free; a miss costs one check
+        _settled[token] = (game_id, bucket)
+    return bucket
+
+
+def _holds(table: Table, seat: int, token: str) -> bool:
+    return 0 <= seat < len(table.seats) and matches(token, table.seats[seat].token_hash)

@@ -3,10 +3,15 @@
 Failure modes, each a :class:`~service.http.problems.Problem`:
 
 - a body that is not ``application/json`` (or ``*/*+json``): 415 ``unsupported_media_type``;
-- a body over ``max_body_bytes``: 413 ``body_too_large`` (Werkzeug enforces
-  ``MAX_CONTENT_LENGTH`` while reading, also for chunked bodies);
-- a body that is not JSON (or not UTF-8, or NaN/Infinity, or nested absurdly deep):
-  400 ``malformed_json``;
+- a body over ``max_body_bytes``: 413 ``body_too_large``, however it is sent -- a
+  ``Content-Length`` over the cap is refused before reading, a chunked body is read
+  up to one byte past the cap and refused then (never silently cut at the cap);
+- a body that is not UTF-8 -- UTF-16 or UTF-32 (with or without a BOM), a UTF-8
+  BOM, invalid bytes, or an escaped lone surrogate (``"\ud800"``: no text can hold
+  it) -- 400 ``invalid_encoding``;
+- a body that is not one JSON value (a syntax error, trailing data after the value,
+  NaN/Infinity, nesting absurdly deep): 400 ``malformed_json``;
+- an object with a key twice (which one would count?): 400 ``duplicate_key``;
 - JSON that fails its schema (unknown field, missing field, wrong type, out of
   range): 422 ``invalid_body`` with ``errors`` per field;
 - a query string that fails its schema (unknown parameter, not a number, out of
@@ -20,6 +25,7 @@ violations are 422 too).
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from flask import request
@@ -40,25 +46,118 @@ def is_json_mimetype(mimetype: str) -> bool:
     )
 
 
-_DECODER = json.JSONDecoder(parse_constant=_no_constants)
-"""Made once: ``json.loads`` with any option builds a new decoder per call."""
+class BadBody(ValueError):
+    """A body that is not strict UTF-8 JSON; ``code`` says why (see the module docstring)."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+class _DuplicateKey(Exception):
+    """Raised by the pairs hook; not a ValueError, so the decoder lets it through."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _DuplicateKey
+    return obj
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_unique_pairs)
+"""Made once: ``json.loads`` with any option builds a new decoder per call. The pairs
+hook costs one call per object -- a few per command body -- and is the only way the
+C scanner can tell a repeated key."""
+
+_LENIENT = json.JSONDecoder(parse_constant=_no_constants)
+"""Used only once a duplicate key was seen: is the rest of the body valid JSON at all?"""
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+"""``\uD800``..``\uDFFF``: where a lone surrogate could come from. Bodies without one
+(nearly all) skip the walk over every string."""
 
 
 def _body_bytes() -> bytes:
-    """The raw body. One ``read`` of the WSGI input when it has a Content-Length within
-    the cap (the command hot path); otherwise Werkzeug's stream, which enforces the cap
-    (413) and handles chunked bodies."""
+    """The raw body, never more than the cap: 413 ``body_too_large`` past it. One
+    ``read`` of the WSGI input when it has a Content-Length within the cap (the
+    command hot path); a chunked body is read up to one byte past the cap."""
     environ = request.environ
+    limit = request.max_content_length or 0
     length = environ.get("CONTENT_LENGTH", "")
-    limit = request.max_content_length
-    if length.isdigit() and limit is not None and int(length) <= limit and "HTTP_TRANSFER_ENCODING" not in environ:
-        return environ["wsgi.input"].read(int(length))  # type: ignore[no-any-return]
-    return request.get_data(cache=False)
+    stream = environ["wsgi.input"]
+    if "HTTP_TRANSFER_ENCODING" not in environ:
+        if not length:
+            return b""
+        if not length.isdigit():
+            raise Problem(400, "bad_request", "Content-Length is not a number")
+        if int(length) > limit:
+            raise _too_large(limit)
+        return stream.read(int(length))  # type: ignore[no-any-return]
+    # Chunked (gunicorn has decoded the chunks; the stream ends with the body).
+    parts: list[bytes] = []
+    size = 0
+    while size <= limit:
+        part = stream.read(limit + 1 - size)
+        if not part:
+            break
+        parts.append(part)
+        size += len(part)
+    if size > limit:
+        raise _too_large(limit)
+    return b"".join(parts)
+
+
+def _too_large(limit: int) -> Problem:
+    return Problem(413, "body_too_large", f"the body is larger than {limit} bytes")
 
 
 def _loads(raw: bytes) -> Any:
-    """``json.loads(raw, parse_constant=...)``: the same encodings accepted, the same errors."""
-    return _DECODER.decode(raw.decode(json.detect_encoding(raw), "surrogatepass"))
+    """The one JSON value of ``raw``, strict: UTF-8 only (no BOM), no lone surrogates,
+    no duplicate keys, nothing after the value; BadBody otherwise. The checks cost
+    nothing on an ordinary body: the encoding sniff looks at four bytes, the pairs
+    hook runs in the C scanner, the surrogate walk only when an escape could be one.
+    ``tests/unit/test_http_schemas.py`` checks it refuses exactly what a plain,
+    step-by-step reference refuses."""
+    if json.detect_encoding(raw) != "utf-8":  # UTF-16/32 by their NULs, or a BOM
+        raise BadBody("invalid_encoding", "send the body as UTF-8 without a byte order mark")
+    try:
+        text = raw.decode("utf-8")  # strict: refuses invalid bytes and encoded surrogates
+    except UnicodeDecodeError:
+        raise BadBody("invalid_encoding", "the body is not valid UTF-8") from None
+    try:
+        data = _DECODER.decode(text)
+    except (ValueError, RecursionError):
+        raise BadBody("malformed_json", "the body is not one valid JSON value") from None
+    except _DuplicateKey:
+        try:
+            _LENIENT.decode(text)
+        except (ValueError, RecursionError):
+            raise BadBody("malformed_json", "the body is not one valid JSON value") from None
+        raise BadBody("duplicate_key", "an object in the body has the same key twice") from None
+    if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
+        raise BadBody("invalid_encoding", "the body holds a lone surrogate (not text)")
+    return data
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether any string (key or value) in ``value`` holds a lone surrogate. Iterative:
+    a value the decoder accepted may be nested nearly as deep as the recursion limit."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def json_body(schema: Schema) -> dict[str, Any]:
@@ -69,8 +168,8 @@ def json_body(schema: Schema) -> dict[str, Any]:
     raw = _body_bytes()
     try:
         data = _loads(raw)
-    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-        raise Problem(400, "malformed_json", "the body is not valid JSON") from None
+    except BadBody as bad:
+        raise Problem(400, bad.code, bad.detail) from None
     try:
         return getattr(schema, "load_fast", schema.load)(data)  # type: ignore[no-any-return]
     except ValidationError as err:

@@ -1,5 +1,9 @@
 """The lobby: create a game, list games, take a seat (the token is shown once), leave before the start.
 
+Creating a game is an expensive operation (its bots' turns cost worker time): it is
+charged to the client's creation limit (``ratelimit.CREATE``), each strong-bot seat
+weighing ``strong_seat_cost`` more; 429 ``create_rate_limited`` past it.
+
 A game starts when its last seat is taken; seats given to bots at creation are
 taken at once. Joining answers with the seat's token and its view; the token is
 stored only as a hash, so it cannot be shown again (``Cache-Control: no-store``).
@@ -11,7 +15,7 @@ from flask import Blueprint, Response
 
 from engine.errors import INVALID_SEAT, RuleViolation
 from service.app.errors import Forbidden
-from service.http import auth, body, clients, context, games, schemas
+from service.http import auth, body, clients, context, games, ratelimit, schemas
 from service.http.problems import Problem
 from service.http.responses import json_response
 from service.http.versions import etag, version_headers
@@ -32,6 +36,8 @@ def create_game() -> Response:
                 INVALID_SEAT, f"no seat {seat} in a game of {players}", {"seats": players}
             )
         levels[int(seat)] = level
+    strong = sum(level == "strong" for level in levels)
+    ratelimit.charge(ratelimit.CREATE, 1 + strong * context.settings().strong_seat_cost)
     creator = clients.creator_id()
     view = context.application().create_game(request["game"], request["options"], levels, creator)
     headers = {**version_headers(view["version"]), "Location": f"/v1/games/{view['game_id']}"}

@@ -4,7 +4,8 @@
   ``ETag: "<version>"``; ``If-None-Match`` -> 304. ``?wait=s&after=v`` blocks until
   the version exceeds ``v`` (default: the ``If-None-Match`` version, else the current
   one) or ``wait`` seconds pass (at most ``long_poll_max_s``), then answers as usual.
-  ``?at=n`` is the view right after version ``n`` (a replay).
+  ``?at=n`` is the view right after version ``n`` (a replay: a fold of the history,
+  charged to the client's replay limit, 429 ``replay_rate_limited`` past it).
 - ``GET /v1/games/{id}/legal``: who must act, and the caller's legal commands.
 - ``POST /v1/games/{id}/commands``: ``{"command": {...}, "expected_version": n}``
   (or ``If-Match: "n"``) with an optional ``Idempotency-Key``; answers the outcome
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from service.http import auth, body, context, games, metrics, schemas, versions
+from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions
 from service.http.problems import Problem
 from service.http.responses import json_response, json_text_response
 
@@ -30,6 +31,7 @@ def view(game_id: str) -> Response:
     if "at" in query:
         if "wait" in query or "after" in query:
             raise Problem(400, "invalid_parameter", "at cannot be combined with wait or after")
+        ratelimit.charge(ratelimit.REPLAY)  # a fold of the history up to ``at``
         document = context.queries().view(game_id, seat, at=query["at"])
     else:
         document = context.queries().view(game_id, seat)

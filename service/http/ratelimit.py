@@ -1,7 +1,19 @@
 """Rate limits shared by every API process: a sliding-window counter in Redis, leased.
 
-Each bucket (a token's hash, or a client address without a token; see
-``auth.rate_limit_bucket``) counts requests per fixed minute in one Redis key; the
+Two kinds of limit, each a :class:`RateLimiter` of its own:
+
+- the *general* limit (``rate_limit_per_minute``), charged before every request
+  but the probes, per bucket of *verified* identity (``auth.rate_limit_bucket``: a
+  seat whose token was checked, the admin, else the client's address -- never the
+  raw header text, so a made-up or re-spelled token is charged to the address);
+- the *expensive* limits (:data:`EXPENSIVE`): creating games (each strong-bot seat
+  weighing ``strong_seat_cost`` more), verifying a game not verified before, and
+  replays (``?at=`` views, exports). Handlers charge them with :func:`charge`
+  just before the work; they are per client address (the admin: its own bucket),
+  since seat tokens are cheap to collect and must not multiply these budgets.
+
+Each bucket counts requests (or units, see ``hit``'s ``cost``) per fixed minute in one
+Redis key; the
 estimate over the last 60 s is ``current + previous * (1 - elapsed fraction)``
 (the "sliding window counter": no burst of twice the limit at a minute's edge, and
 constant memory). A refused request still counts: hammering does not reopen the window.
@@ -16,7 +28,8 @@ has not seen this minute, so the limit is never exceeded (every request served w
 counted in Redis first) and a client is refused early only by the unused leases
 other processes hold, which shrink to nothing as the limit nears.
 
-Keys (documented in ``events/keys.py``): ``<p>ratelimit:{<bucket>}:<minute>``, a
+Keys (documented in ``events/keys.py``): ``<p>ratelimit:{<bucket>}:<minute>`` (the
+general limit) and ``<p>ratelimit:<kind>:{<bucket>}:<minute>`` (an expensive one), a
 counter that expires after two minutes. The hash tag keeps both minutes of a
 bucket in one Redis Cluster slot.
 """
@@ -33,9 +46,9 @@ from typing import Any
 from flask import Flask, current_app, request
 
 from events.keys import prefixed
-from service.http import metrics
-from service.http.auth import rate_limit_bucket
+from service.http import auth, metrics
 from service.http.problems import Problem
+from service.settings import Settings
 
 WINDOW_S = 60
 """Length of one counting window (the limit is per minute)."""
@@ -67,42 +80,58 @@ class RateLimiter:
     Thread-safe: leases are taken and spent under a lock, Redis is asked outside it."""
 
     def __init__(
-        self, client: Any, prefix: str, per_minute: int, clock: Callable[[], float] = time.time
+        self,
+        client: Any,
+        prefix: str,
+        per_minute: int,
+        clock: Callable[[], float] = time.time,
+        kind: str = "",
     ) -> None:
+        """``kind`` names an expensive limit (its keys' namespace); "" the general one."""
         self._redis = client
         self._prefix = prefix
+        self._namespace = f"ratelimit:{kind}:" if kind else "ratelimit:"
+        self.kind = kind
         self.per_minute = per_minute
         self._clock = clock
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
 
     def key(self, bucket: str, window: int) -> str:
-        return prefixed(self._prefix, f"ratelimit:{{{bucket}}}:{window}")
+        return prefixed(self._prefix, f"{self._namespace}{{{bucket}}}:{window}")
 
-    def hit(self, bucket: str) -> float | None:
-        """Count one request of ``bucket``; None if allowed, else seconds until it would be."""
+    def hit(self, bucket: str, cost: int = 1) -> float | None:
+        """Count one request of ``bucket`` weighing ``cost`` units (at most the limit: a
+        request never costs more than a whole minute); None if allowed, else seconds
+        until it would be."""
         if self.per_minute <= 0:
             return None
+        cost = max(1, min(cost, self.per_minute))
         window_f, elapsed = divmod(self._clock(), WINDOW_S)
         window = int(window_f)
         with self._lock:
             lease = self._leases.get(bucket)
-            if lease is not None and lease.window == window and lease.left > 0:
-                lease.left -= 1
+            if lease is not None and lease.window == window and lease.left >= cost:
+                lease.left -= cost
                 return None
             size = lease_size(lease.headroom) if lease is not None and lease.window == window else 1
+            size = max(size, cost)
         current, previous = self._count(bucket, window, size)
         estimate = current + previous * (1 - elapsed / WINDOW_S)
-        # Of the ``size`` requests just counted, those that fit under the limit may be
-        # served: this one now, the rest from the lease.
+        # Of the ``size`` units just counted, those that fit under the limit may be
+        # served: this request's ``cost`` now, the rest from the lease.
         fits = min(size, math.floor(self.per_minute - estimate + size))
+        allowed = fits >= cost
         with self._lock:
             if len(self._leases) >= MAX_BUCKETS:
                 self._leases.clear()
-            self._leases[bucket] = Lease(window, max(fits - 1, 0), self.per_minute - estimate)
-        if fits >= 1:
+            left = max(fits - cost if allowed else fits, 0)
+            self._leases[bucket] = Lease(window, left, self.per_minute - estimate)
+        if allowed:
             return None
-        return retry_after(self.per_minute, current, previous, elapsed)
+        # Another ``cost`` units fit once the estimate is at most limit - cost.
+        wait = retry_after(self.per_minute - cost + 1, current, previous, elapsed)
+        return 1.0 if wait is None else wait
 
     def _count(self, bucket: str, window: int, size: int) -> tuple[int, int]:
         """Add ``size`` to this minute's counter: (this minute's count, the previous one's)."""
@@ -134,23 +163,60 @@ def retry_after(limit: int, current: int, previous: int, elapsed: float) -> floa
     return WINDOW_S - elapsed + WINDOW_S * max(0.0, 1 - (limit - 1) / current)
 
 
-def _check() -> None:
-    limiter: RateLimiter = current_app.extensions[EXTENSION]
-    if limiter.per_minute <= 0 or request.path.startswith(EXEMPT_PREFIXES):
-        return  # off: not even the bucket (a SHA-256 of the header) is computed
-    wait = limiter.hit(rate_limit_bucket())
+@dataclass(frozen=True, slots=True)
+class Expensive:
+    """An expensive operation's limit: its setting and the problem code of a refusal."""
+
+    kind: str
+    setting: str
+    code: str
+    what: str
+
+
+CREATE = Expensive("create", "create_limit_per_minute", "create_rate_limited", "game creations")
+VERIFY = Expensive("verify", "verify_limit_per_minute", "verify_rate_limited", "verifications")
+REPLAY = Expensive("replay", "replay_limit_per_minute", "replay_rate_limited", "replays")
+EXPENSIVE = (CREATE, VERIFY, REPLAY)
+
+
+def limiters(client: Any, prefix: str, settings: Settings) -> dict[str, RateLimiter]:
+    """The general limiter (key "") and one per expensive operation (key = its kind)."""
+    made = {"": RateLimiter(client, prefix, settings.rate_limit_per_minute)}
+    for op in EXPENSIVE:
+        made[op.kind] = RateLimiter(client, prefix, getattr(settings, op.setting), kind=op.kind)
+    return made
+
+
+def _refuse(code: str, detail: str, wait: float) -> Problem:
+    metrics.RATE_LIMITED.inc()
+    seconds = max(1, math.ceil(wait))
+    return Problem(429, code, f"{detail}; retry in {seconds} s", {"Retry-After": str(seconds)})
+
+
+def charge(op: Expensive, cost: int = 1) -> None:
+    """Charge ``cost`` units of the expensive operation ``op`` to the calling client
+    (its address; the admin token: the admin's bucket): 429 ``op.code`` with
+    ``Retry-After`` when its limit is reached. Call it just before the work."""
+    limiter: RateLimiter = current_app.extensions[EXTENSION][op.kind]
+    if limiter.per_minute <= 0:
+        return
+    bucket = "admin" if auth.is_admin_request() else "ip:" + auth.client_address()
+    wait = limiter.hit(bucket, cost)
     if wait is not None:
-        metrics.RATE_LIMITED.inc()
-        seconds = max(1, math.ceil(wait))
-        raise Problem(
-            429,
-            "rate_limited",
-            f"more than {limiter.per_minute} requests per minute; retry in {seconds} s",
-            {"Retry-After": str(seconds)},
-        )
+        raise _refuse(op.code, f"more than {limiter.per_minute} {op.what} per minute", wait)
 
 
-def register(app: Flask, limiter: RateLimiter) -> None:
-    """Limit every request of ``app`` except the probes."""
-    app.extensions[EXTENSION] = limiter
+def _check() -> None:
+    limiter: RateLimiter = current_app.extensions[EXTENSION][""]
+    if limiter.per_minute <= 0 or request.path.startswith(EXEMPT_PREFIXES):
+        return  # off: not even the bucket (a token check) is computed
+    wait = limiter.hit(auth.rate_limit_bucket())
+    if wait is not None:
+        raise _refuse("rate_limited", f"more than {limiter.per_minute} requests per minute", wait)
+
+
+def register(app: Flask, limits: dict[str, RateLimiter]) -> None:
+    """Limit every request of ``app`` except the probes (the general limit), and keep
+    the expensive operations' limiters for :func:`charge`."""
+    app.extensions[EXTENSION] = limits
     app.before_request(_check)

@@ -16,6 +16,9 @@ ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef"
 SERVER_SETTINGS = {
     "admin_token": ADMIN_TOKEN,
     "rate_limit_per_minute": 0,
+    "create_limit_per_minute": 0,
+    "verify_limit_per_minute": 0,
+    "replay_limit_per_minute": 0,
     "sse_max_s": 3.0,
     "sse_heartbeat_s": 0.5,
     "long_poll_max_s": 0.25,

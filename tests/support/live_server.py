@@ -84,8 +84,8 @@ class LiveServer:
             try:
                 if requests.get(self.url + "/readyz", timeout=1).status_code == 200:
                     return True
-            except requests.ConnectionError:
-                pass
+            except (requests.ConnectionError, requests.Timeout):
+                pass  # not up yet, or slow to answer on a loaded machine: ask again
             time.sleep(0.05)
         return False
 

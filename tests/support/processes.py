@@ -93,8 +93,14 @@ def wait_until(probe: Callable[[], T], timeout: float, what: str, interval: floa
 
 
 def delete_rq_keys(client: Any, queue: str) -> int:
-    """Delete RQ's keys of ``queue``: the queue, its registries and its jobs (by origin).
-    Never FLUSHDB: other tests and deployments may share the server."""
+    """Delete RQ's keys of ``queue`` and of its strong-bot queue ``<queue>-strong``: the
+    queues, their registries and their jobs (by origin). Never FLUSHDB: other tests and
+    deployments may share the server."""
+    strong = f"{queue}-strong"
+    return _delete_rq_keys(client, queue) + _delete_rq_keys(client, strong)
+
+
+def _delete_rq_keys(client: Any, queue: str) -> int:
     deleted = 0
     for key in list(client.scan_iter(match="rq:*", count=1000)):
         name = key.decode() if isinstance(key, bytes) else key

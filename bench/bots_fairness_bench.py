@@ -1,0 +1,127 @@
+"""Bot fairness: another game's bot turn latency with and without many strong-bot games.
+
+Starts a throwaway Redis and ``--workers`` real ``tabletop worker`` processes (the
+deployment's defaults: two workers, ``bot_budget_s`` 1 s), then, per case, creates
+``n`` all-strong-bot Schlitzohr games (two strong seats each) and, once their first
+turns are queued, one all-greedy game (``turn_cap`` 10) whose turns are measured: a
+turn's latency is the time from the append that made it due to the bot's own append
+(the events' ``time`` stamps, written by the store). Cases: no strong games, and
+``--strong-games`` (default 20, the issue's repro).
+
+Before issue 11 every bot turn went to one FIFO queue and the greedy game's turns took
+10-15 s each with 20 strong games; now strong turns have a queue of their own that
+workers take from only when no cheap turn waits.
+
+    .venv/bin/python -m bench.bots_fairness_bench [--strong-games 20] [--workers 2] [--budget 1.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+from rq import Queue, Worker
+
+from events.redis_server import RedisServer
+from service.app.notify import bot_queue_names
+from service.bootstrap import build
+from service.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SHORT = {"turn_cap": 10}
+
+
+def _stamp(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def _workers(settings: Settings, count: int) -> list[subprocess.Popen[bytes]]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
+    env.update(
+        TABLETOP_REDIS_URL=settings.redis_url,
+        TABLETOP_KEY_PREFIX=settings.key_prefix,
+        TABLETOP_QUEUE_NAME=settings.queue_name,
+        TABLETOP_BOT_BUDGET_S=str(settings.bot_budget_s),
+    )
+    command = [sys.executable, "-m", "service.cli", "worker", "--log-level", "WARNING"]
+    return [subprocess.Popen(command, env=env, cwd=ROOT, process_group=0) for _ in range(count)]
+
+
+def run_case(server: RedisServer, strong_games: int, workers: int, budget: float) -> dict[str, float]:
+    settings = Settings(
+        redis_url=server.url,
+        key_prefix=f"bench{strong_games}:",
+        queue_name=f"bench-fair-{strong_games}",
+        bot_budget_s=budget,
+    )
+    svc = build(settings)
+    procs = _workers(settings, workers)
+    try:
+        cheap_queue = Queue(bot_queue_names(settings)[0], connection=svc.redis)
+        while Worker.count(queue=cheap_queue) < workers:  # not their start-up in the figures
+            time.sleep(0.05)
+        strong = [
+            svc.app.create_game("schlitzohr", {}, ["strong", "strong"])["game_id"]
+            for _ in range(strong_games)
+        ]
+        greedy = svc.app.create_game("schlitzohr", SHORT, ["greedy", "greedy"])["game_id"]
+        strong_queue = Queue(bot_queue_names(settings)[1], connection=svc.redis)
+        deadline = time.monotonic() + 600
+        while svc.app.queries.view(greedy, None)["status"] != "finished":
+            if time.monotonic() > deadline:
+                raise RuntimeError("the greedy game did not finish in 10 minutes")
+            time.sleep(0.05)
+        waiting_strong = strong_queue.count
+        events = svc.app.queries.history(greedy, 0, 0, 1000)["events"]
+        latencies = [
+            _stamp(e["time"]) - _stamp(before["time"])
+            for before, e in zip(events, events[1:])
+            if e["command"] is not None and e["actor"]["kind"] == "bot"
+        ]
+        running_strong = sum(svc.app.queries.view(g, None)["status"] == "running" for g in strong)
+    finally:
+        for proc in procs:
+            os.killpg(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            proc.wait(60)
+        svc.redis.close()
+    ordered = sorted(latencies)
+    return {
+        "turns": len(latencies),
+        "p50_ms": 1000 * statistics.median(ordered),
+        "p95_ms": 1000 * ordered[max(0, int(0.95 * len(ordered)) - 1)],
+        "max_ms": 1000 * ordered[-1],
+        "strong_running": running_strong,
+        "strong_queued": waiting_strong,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--strong-games", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--budget", type=float, default=1.0, help="bot_budget_s (default 1.0)")
+    args = parser.parse_args()
+    server = RedisServer().start()
+    try:
+        print(f"workers={args.workers} bot_budget_s={args.budget}")
+        print(f"{'strong games':>12} {'turns':>6} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'strong running':>15} {'strong queued':>14}")
+        for n in (0, args.strong_games):
+            r = run_case(server, n, args.workers, args.budget)
+            print(
+                f"{n:>12} {r['turns']:>6} {r['p50_ms']:>8.1f} {r['p95_ms']:>8.1f} {r['max_ms']:>8.1f}"
+                f" {r['strong_running']:>15} {r['strong_queued']:>14}"
+            )
+    finally:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()
