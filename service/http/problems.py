@@ -21,6 +21,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, request
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import OutOfMemoryError
 from redis.exceptions import ResponseError as RedisResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
@@ -154,7 +155,7 @@ def _redis_error(error: Exception) -> Response:
     (redis-py's OutOfMemoryError), a script at its first write with a script error
     quoting ``-OOM`` (so nothing of it was written: a script is only checked before its
     first write). Reads go on."""
-    if "OOM command not allowed" not in str(error):
+    if not isinstance(error, OutOfMemoryError) and "OOM command not allowed" not in str(error):
         return _unexpected(error)
     log.error("redis is out of memory (noeviction refused a write): %r", error)
     return problem_response(

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, current_app, request
+from redis.exceptions import OutOfMemoryError
 
 from events.keys import prefixed
 from service.http import auth, metrics
@@ -116,7 +117,13 @@ class RateLimiter:
                 return None
             size = lease_size(lease.headroom) if lease is not None and lease.window == window else 1
             size = max(size, cost)
-        current, previous = self._count(bucket, window, size)
+        try:
+            current, previous = self._count(bucket, window, size)
+        except OutOfMemoryError:
+            # Redis is full (noeviction) and refuses the counter's write. Fail open:
+            # reads must go on, and a write the request attempts is refused anyway
+            # (503 store_full), so a full store cannot be flooded into anything.
+            return None
         estimate = current + previous * (1 - elapsed / WINDOW_S)
         # Of the ``size`` units just counted, those that fit under the limit may be
         # served: this request's ``cost`` now, the rest from the lease.
