@@ -85,6 +85,7 @@ class PlayedGame:
     received: dict[str, dict[int, dict[str, Any]]] = field(default_factory=dict)
     export: list[dict[str, Any]] = field(default_factory=list)  # complete, after the end
     export_text: str = ""
+    tokens: list[str] = field(default_factory=list)
 
 
 def viewer_of(label: str) -> Viewer:
@@ -114,7 +115,7 @@ def _poll(api: HttpApi, played: PlayedGame, tokens: list[str | None]) -> bool:
 def play_game(api: HttpApi, game: str, players: int, seed: bytes) -> PlayedGame:
     game_id = create_game(api, game, players)
     tokens: list[str | None] = [*seat_everyone(api, game_id, players), None]
-    played = PlayedGame(game_id, game, players)
+    played = PlayedGame(game_id, game, players, tokens=[t for t in tokens if t is not None])
     played.received = {f"seat{i}": {} for i in range(players)} | {"spectator": {}}
     pick = SeededRandom(seed, "guessing-attack")
     running = _poll(api, played, tokens)
@@ -342,6 +343,20 @@ def test_against_seal_1_the_same_attack_recovers_every_private_part(
     assert set(attacked) == PRIVATE_TYPES
     assert total(outcomes, "recovered") == {k: n for k, n in attacked.items() if k in FINITE_TYPES}
     assert total(outcomes, "truth_reproduces") == attacked
+
+
+def test_seat_token_hashes_reach_no_viewer_while_the_game_runs(played: list[PlayedGame]) -> None:
+    """Issue 11, finding 7: the token hash is a private part visible to nobody (not
+    even its seat) and committed by a salted digest; no viewer received it."""
+    for game in played:
+        hashes = [hashlib.sha256(token.encode()).hexdigest() for token in game.tokens]
+        stored = [e for e in game.export if e["type"] == "SeatTaken"]
+        assert sorted(e["private"]["token_hash"] for e in stored) == sorted(hashes)
+        assert all(e["visible_to"] == [] and e["private_digest"] for e in stored)
+        for seen in game.received.values():
+            text = json.dumps(list(seen.values()))
+            assert not any(h in text for h in hashes)
+            assert all(e["private"] is None for e in seen.values() if e["type"] == "SeatTaken")
 
 
 # --- verifying a finished seal-2 game ------------------------------------------------------
