@@ -197,6 +197,10 @@ def test_seal2_commitments_are_salted_and_per_event() -> None:
         "the command part does not match its command_digest"
     )
     assert broken_at([{**chain[0], "seal": 3}, chain[1]]) == 1
+    for seed in ("ab" * 16, "cd" * 64, "ef" * 100):  # RFC 2104 key padding and hashing
+        assert CommitKey(seed, "g1").digest(3, "private", '{"a":1}') == commit_digest(
+            seed, "g1", 3, "private", {"a": 1}
+        )
     assert broken_at([{**chain[0], "private_digest": "0" * 64}, chain[1]]) == 1
 
 

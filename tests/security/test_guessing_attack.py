@@ -50,6 +50,7 @@ from typing import Any
 
 import pytest
 import requests
+from support import sse
 from support.http_games import HttpApi, create_game, seat_everyone
 from support.live_server import LiveServer
 from support.redis import TestRedis, delete_prefix, unique_prefix
@@ -86,6 +87,7 @@ class PlayedGame:
     export: list[dict[str, Any]] = field(default_factory=list)  # complete, after the end
     export_text: str = ""
     tokens: list[str] = field(default_factory=list)
+    sse_checked: int = 0  # events compared between the SSE stream and the event pages
 
 
 def viewer_of(label: str) -> Viewer:
@@ -138,6 +140,8 @@ def play_game(api: HttpApi, game: str, players: int, seed: bytes) -> PlayedGame:
         assert reply.status == 200, reply.body
         if running:
             running = _poll(api, played, tokens)
+        if running and step == 25:
+            played.sse_checked = _compare_sse(api, played, tokens, reply.body["version"])
     else:
         raise AssertionError(f"game {game_id} did not end")
     export = api.call(
@@ -151,6 +155,23 @@ def play_game(api: HttpApi, game: str, players: int, seed: bytes) -> PlayedGame:
         for version in [v for v in seen if v >= ended]:
             del seen[version]
     return played
+
+
+def _compare_sse(api: HttpApi, played: PlayedGame, tokens: list[str | None], head: int) -> int:
+    """Each viewer's SSE stream, read up to ``head``, carries exactly the events its
+    event pages did (so the attack on the pages covers the stream too)."""
+    compared = 0
+    for label, token in zip(played.received, tokens, strict=True):
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        url = f"{api.base_url}/v1/games/{played.game_id}/events/stream"
+        with api.session.get(url, headers=headers, stream=True, timeout=30) as response:
+            assert response.status_code == 200
+            for event in sse.events(response.iter_content(chunk_size=None)):
+                assert event.data == played.received[label][event.id]
+                compared += 1
+                if event.id == head:
+                    break
+    return compared
 
 
 @pytest.fixture(scope="module")
@@ -317,6 +338,7 @@ def test_every_private_event_type_was_attacked_and_served_as_the_store_redacts(
 ) -> None:
     assert set(total(seal2_outcomes, "attacked")) == PRIVATE_TYPES
     assert sum(len(seen) for g in played for seen in g.received.values()) > 500
+    assert all(game.sse_checked > 25 * (game.players + 1) for game in played)
     for game in played:  # what each viewer got over HTTP is the store's redaction of it
         assert redacted_like(game.export, game.received) == game.received
         assert all(e.get("seal") == 2 for e in game.export)
@@ -326,6 +348,7 @@ def test_under_seal_2_the_attack_recovers_nothing(seal2_outcomes: list[Outcome])
     outcomes = seal2_outcomes
     attacked = total(outcomes, "attacked")
     assert set(attacked) == PRIVATE_TYPES
+    print(f"seal 2: attacked {attacked}, recovered {total(outcomes, 'recovered')}")  # -s shows it
     assert total(outcomes, "recovered") == {}
     assert total(outcomes, "truth_reproduces") == {}  # not even the truth reproduces a value
 
@@ -341,6 +364,7 @@ def test_against_seal_1_the_same_attack_recovers_every_private_part(
         outcomes.append(attack(game, redacted_like(old, game.received)))
     attacked = total(outcomes, "attacked")
     assert set(attacked) == PRIVATE_TYPES
+    print(f"seal 1: attacked {attacked}, recovered {total(outcomes, 'recovered')}")  # -s shows it
     assert total(outcomes, "recovered") == {k: n for k, n in attacked.items() if k in FINITE_TYPES}
     assert total(outcomes, "truth_reproduces") == attacked
 
