@@ -54,8 +54,8 @@ def prepare(
 ) -> PreparedBatch:
     """Check and seal ``events`` as versions ``expected_version + 1``...
 
-    ``key``: the game's commitment key (``events.sealing``: seal 2). ``keyed``: whether the append has an idempotency key (only then is a result
-    record built). Raises InvalidEvent (nothing is sent to Redis then) for an empty
+    ``key``: the game's commitment key (``events.sealing``: seal 2). ``keyed``:
+    whether the append has an idempotency key (only then is a result record built). Raises InvalidEvent (nothing is sent to Redis then) for an empty
     batch, an unknown type, an event failing its schema, bad metadata, or anything
     that is not JSON data.
     """

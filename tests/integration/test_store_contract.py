@@ -243,8 +243,9 @@ class StoreContract:
         stored = [json.loads(t) for t in s.stored_texts(ref.id)]
         assert [e["seal"] for e in stored] == [2, 2, 2]
         for e in stored[1:]:
-            assert e["private_digest"] == commit_digest(seed, ref.id, e["version"], "private", e["private"])
-            assert e["command_digest"] == commit_digest(seed, ref.id, e["version"], "command", e["command"])
+            for part in ("private", "command"):
+                digest = commit_digest(seed, ref.id, e["version"], part, e[part])
+                assert e[f"{part}_digest"] == digest
         assert s.verify(ref.id) == 3
         key = s.keys(ref.id).events
         entries = s._redis.xrange(key)

@@ -96,7 +96,8 @@ def test_fixture_upcasts_to_a_valid_current_event(path: Path) -> None:
 def test_sealing_the_fixture_content_reproduces_it(path: Path) -> None:
     text, raw = load(path)
     event = Event(raw["type"], raw["data"], raw["private"], tuple(raw["visible_to"]))
-    sealing: Any = seal_v1 if "seal" not in raw else partial(seal, key=CommitKey(SEED, raw["game_id"]))
+    key = CommitKey(SEED, raw["game_id"])
+    sealing: Any = seal_v1 if "seal" not in raw else partial(seal, key=key)
     [sealed] = sealing(
         raw["game_id"],
         [event],

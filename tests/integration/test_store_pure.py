@@ -127,7 +127,8 @@ def test_sealed_text_is_the_canonical_form_and_hash(
     expected_hash = hashlib.sha256(
         json.dumps(public, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     ).hexdigest()
-    assert sealed.hash == expected_hash == event_hash({**public, "private": private, "command": command})
+    full = {**public, "private": private, "command": command}
+    assert sealed.hash == expected_hash == event_hash(full)
     assert sealed.text == canonical_json(
         {**public, "private": private, "command": command, "hash": sealed.hash}
     )
@@ -192,7 +193,8 @@ def test_seal2_commitments_are_salted_and_per_event() -> None:
     assert broken_at(redacted) is None  # links hold without the hidden parts
     assert first_break("g1", enumerate(redacted, 1), SEED) is not None  # not as complete
     assert first_break("g1", enumerate(chain, 1), SEED) is None
-    assert first_break("g1", enumerate(chain, 1), "77" * 32) == (1, "the private part does not match its private_digest")
+    wrong_seed = first_break("g1", enumerate(chain, 1), "77" * 32)
+    assert wrong_seed == (1, "the private part does not match its private_digest")
     assert digest_problem(CommitKey(SEED, "g1"), {**chain[1], "command": {"kind": "d"}}) == (
         "the command part does not match its command_digest"
     )

@@ -69,7 +69,9 @@ from events.sealing import seal_v1
 ADMIN_TOKEN = "guessing-admin-token-0123456789abcdef"
 CARDS: list[Any] = [*NUMBERS, JOKER_JSON]
 GAMES = [("schlitzohr", 2), ("schlitzohr", 3), ("schlitzohr", 4), ("abluxxen", 2), ("abluxxen", 3)]
-PRIVATE_TYPES = {"SeatTaken", "GameSetUp", "EarsInspected", "DeckShuffled", "HandDealt", "CardDrawn"}
+PRIVATE_TYPES = {
+    "SeatTaken", "GameSetUp", "EarsInspected", "DeckShuffled", "HandDealt", "CardDrawn"
+}
 FINITE_TYPES = PRIVATE_TYPES - {"SeatTaken"}
 WINDOW = {"colours": 4, "cards": 3, "order": 2}  # positions left for the attacker to enumerate
 PREFERRED = ("peek", "inspect")  # steer random play towards hidden facts
@@ -232,7 +234,8 @@ def public_values(event: dict[str, Any], commitment: str, private: Any, command:
     unkeyed or keyed with each public value (empty, game id, the seed commitment)."""
     stored = {k: v for k, v in event.items() if k != "redacted"}
     filled = {**stored, "private": private, "command": command}
-    seal1 = {k: v for k, v in filled.items() if k not in ("seal", "private_digest", "command_digest")}
+    seal2_only = ("seal", "private_digest", "command_digest")
+    seal1 = {k: v for k, v in filled.items() if k not in seal2_only}
     out = {event_hash_v1(filled), event_hash_v1(seal1)}
     gid, version = event["game_id"], event["version"]
     for part, value in (("private", private), ("command", command)):

@@ -172,7 +172,9 @@ def rehash(history: Sequence[JSON]) -> list[JSON]:
             for part in ("private", "command"):
                 value = item[part]
                 item[f"{part}_digest"] = (
-                    None if value is None else commit_digest(seed, item["game_id"], version, part, value)
+                    None
+                    if value is None
+                    else commit_digest(seed, item["game_id"], version, part, value)
                 )
         item["hash"] = prev = event_hash(item)
         out.append(item)
