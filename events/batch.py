@@ -17,7 +17,7 @@ from events.errors import InvalidEvent
 from events.port import AppendResult, GameRef
 from events.records import GAME_ENDED
 from events.schemas.registry import SchemaRegistry
-from events.sealing import Sealed, seal_encoded
+from events.sealing import CommitKey, Sealed, seal_encoded
 
 
 class PreparedBatch(NamedTuple):
@@ -49,11 +49,12 @@ def prepare(
     command: JSON | None,
     registry: SchemaRegistry,
     keyed: bool,
+    key: CommitKey,
 ) -> PreparedBatch:
     """Check and seal ``events`` as versions ``expected_version + 1``...
 
-    ``keyed``: whether the append has an idempotency key (only then is a result
-    record built). Raises InvalidEvent (nothing is sent to Redis then) for an empty
+    ``key``: the game's commitment key (``events.sealing``: seal 2). ``keyed``:
+    whether the append has an idempotency key (only then is a result record built). Raises InvalidEvent (nothing is sent to Redis then) for an empty
     batch, an unknown type, an event failing its schema, bad metadata, or anything
     that is not JSON data.
     """
@@ -80,6 +81,7 @@ def prepare(
             actor_text=actor_text,
             command_text=command_text,
             schema_version=versions.__getitem__,
+            key=key,
         )
     except (TypeError, ValueError) as exc:
         raise InvalidEvent(first_type, 0, f"not JSON data: {exc}") from exc

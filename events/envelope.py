@@ -1,22 +1,35 @@
 """The envelope: an engine event plus the metadata the store adds.
 
-Stored form (one stream entry per event, canonical JSON, see ``events.canonical``)::
+Stored form (one stream entry per event, canonical JSON, see ``events.canonical``),
+seal 2 -- what every write produces::
 
     {"actor": {"kind": "seat", "seat": 2}, "command": {"kind": "roll"} | null,
-     "data": {...}, "game_id": "g1", "hash": "<64 hex>", "prev_hash": "<64 hex>",
-     "private": {...} | null, "schema_version": 1, "time": "2025-...Z",
-     "type": "DieRolled", "version": 7, "visible_to": [2]}
+     "command_digest": "<64 hex>" | null, "data": {...}, "game_id": "g1",
+     "hash": "<64 hex>", "prev_hash": "<64 hex>", "private": {...} | null,
+     "private_digest": "<64 hex>" | null, "schema_version": 1, "seal": 2,
+     "time": "2025-...Z", "type": "DieRolled", "version": 7, "visible_to": [2]}
 
-``hash`` = SHA-256 of the canonical JSON of the stored form without ``hash``;
-``prev_hash`` = the previous event's ``hash`` (64 zeros for version 1). ``command``
+``hash`` = SHA-256 of the canonical JSON of the stored form without ``hash``,
+``private`` and ``command``; those two are committed by ``private_digest`` and
+``command_digest`` = HMAC-SHA256 keyed by the game's secret seed
+(``events.sealing.commit_digest``; null exactly when the part is null).
+``prev_hash`` = the previous event's ``hash`` (64 zeros for version 1).
+
+Seal 1 (stored before seal 2; no ``seal`` and no digest fields): ``hash`` =
+SHA-256 of the canonical stored form without ``hash``, hidden parts included --
+so its redacted events let a viewer test guesses about them (``docs/audit.md``).
+Such events still load and verify; they are never written any more. ``command``
 is the command that caused the batch (the same in every event of the batch), so an
 auditor can re-run the engine. ``actor`` is one of ``{"kind": "seat", "seat": n}``,
 ``{"kind": "bot", "seat": n}`` or ``{"kind": "system"}``.
 
 Envelopes read from the store hold plain JSON data (dicts and lists); treat them as
-read-only. A *redacted* envelope (``redacted=True``) had parts removed for its
-viewer; its ``hash`` still belongs to the full event, so it no longer verifies on
-its own -- a client checks it against the full export once the game has ended.
+read-only. A *redacted* envelope (``redacted=True``) had ``private`` and/or
+``command`` removed for its viewer. Under seal 2 it keeps both digests, so its
+``hash`` and links still verify on the redacted form (without its ``redacted``
+marker) while the game runs, and nothing in it lets a viewer test a guess; the
+removed parts are checked against their digests once the seed is revealed. A
+redacted seal-1 envelope only verifies against the full export after the end.
 """
 
 from __future__ import annotations
@@ -41,7 +54,10 @@ ENVELOPE_FIELDS = (
     "version",
     "visible_to",
 )
-"""The keys of the stored form, in canonical (sorted) order."""
+"""The keys of a seal-1 stored form, in canonical (sorted) order."""
+
+SEAL2_FIELDS = tuple(sorted((*ENVELOPE_FIELDS, "seal", "private_digest", "command_digest")))
+"""The keys of a seal-2 stored form, in canonical (sorted) order."""
 
 SYSTEM: JSON = {"kind": "system"}
 """The actor of events no player caused (game creation, seed reveal, timeouts)."""
@@ -74,6 +90,9 @@ class Envelope:
     prev_hash: str
     hash: str
     redacted: bool = False
+    seal: int = 1
+    private_digest: str | None = None
+    command_digest: str | None = None
 
     @classmethod
     def from_stored(cls, raw: Mapping[str, Any]) -> Envelope:
@@ -92,11 +111,17 @@ class Envelope:
             raw["visible_to"],
             raw["prev_hash"],
             raw["hash"],
+            False,
+            raw.get("seal", 1),
+            raw.get("private_digest"),
+            raw.get("command_digest"),
         )
 
     def to_stored(self) -> JSON:
-        """The stored form (without the ``redacted`` marker, which is never stored)."""
-        return {name: getattr(self, name) for name in ENVELOPE_FIELDS}
+        """The stored form (without the ``redacted`` marker, which is never stored): a
+        seal-1 event without the seal-2 fields, so its hash still covers exactly it."""
+        names = ENVELOPE_FIELDS if self.seal == 1 else SEAL2_FIELDS
+        return {name: getattr(self, name) for name in names}
 
     def to_json(self) -> JSON:
         """The form served to clients: the stored form plus ``redacted``."""

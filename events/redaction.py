@@ -24,9 +24,14 @@ Exact semantics:
   ``data``, and this way no game needs to prove that its commands reveal nothing.
 
 A redacted event keeps its version, type, actor, ``visible_to`` (who saw
-something is public), ``prev_hash`` and ``hash``, so a viewer's sequence stays
-gap-free. Removed parts become ``None`` and ``redacted`` is set; the hash no longer
-verifies on the redacted form -- check it against the full export after the end.
+something is public), ``prev_hash``, ``hash`` and -- seal 2 -- ``private_digest``
+and ``command_digest``, so a viewer's sequence stays gap-free. Removed parts become
+``None`` and ``redacted`` is set. Under seal 2 the redacted form still verifies
+link by link (the hash does not cover the hidden parts, only their digests, which
+are keyed by the secret seed: nothing kept lets a viewer test a guess); the removed
+parts are checked against their digests after the end. A seal-1 event's hash covers
+its hidden parts: it verifies only on the full export (and exposes them to guessing,
+see ``docs/audit.md``).
 """
 
 from __future__ import annotations

@@ -167,6 +167,9 @@ class RedisEventReader:
         stored, before upcasting) up to the head, and the head itself. Returns the
         verified version.
 
+        The server holds the secret seed, so seal-2 events are also checked against
+        their digests (a game without a stored seed: the links only).
+
         The head is read first and bounds the range, so appends racing with the
         check are simply not part of it (entries past the head are the ``APPEND``
         script's to notice: it refuses to write when head and stream disagree).
@@ -174,7 +177,13 @@ class RedisEventReader:
         keys = self.keys(game_id)
         head = self._fetch_head(keys)
         entries = self._redis.xrange(keys.events, "-", f"{head.version}-0") if head.version else []
-        verify(game_id, stored_dicts(entries, self._field), (head.version, head.hash))
+        seed = self._redis.get(keys.seed) if head.version else None
+        verify(
+            game_id,
+            stored_dicts(entries, self._field),
+            (head.version, head.hash),
+            None if seed is None else _str(seed),
+        )
         return head.version
 
     def secret_seed(self, game_id: str) -> str:

@@ -11,6 +11,13 @@ it conflicts, or -- with an idempotency key -- gets the first result back.
 Durability is Redis's: with ``appendonly yes`` and ``appendfsync always`` an
 acknowledged append survives a crash (``everysec`` may lose the last second).
 
+Sealing: every write is sealed with seal 2 (``events.sealing``), whose digests are
+keyed by the game's secret seed. ``create`` has the seed; ``append`` takes it from
+a per-process cache of commitment keys (seeds never change), fetching it with one
+GET only on a miss -- the first append of a game in this process -- so the append
+hot path gains no round trip. The keys stay in this object: no read path returns
+them.
+
 Feed: a store built with ``feed_shards`` (standalone Redis only) publishes every
 successful append's ``(game, version)`` to the projection feed (``events.feed``)
 inside the same script -- atomic with the append, and no second round trip. On a
@@ -29,7 +36,7 @@ from engine.model import JSON, Event
 from events import defaults, feed
 from events.batch import fingerprint, parse_record, prepare
 from events.canonical import ZERO_HASH, canonical_json
-from events.chain import first_break
+from events.chain import digest_problem, first_break
 from events.clock import Clock, utc_now
 from events.errors import (
     ChainBroken,
@@ -45,6 +52,7 @@ from events.records import GAME_ENDED, SEED_REVEALED, check_creation
 from events.redis_reader import RedisEventReader
 from events.schemas import SchemaRegistry, default_registry
 from events.scripts import APPEND, SAVE_SNAPSHOT, Script
+from events.sealing import CommitKey
 from events.recent import RecentAppends
 from events.upcasting import Upcasters
 
@@ -80,6 +88,10 @@ class RedisEventStore(RedisEventReader):
         self._registry = registry or default_registry()
         self._append = Script(client, APPEND)
         self._save_snapshot = Script(client, SAVE_SNAPSHOT)
+        # game id -> its commitment key (seal 2), built once per game and process: a
+        # seed never changes, so an entry never goes stale. Bounded like the head
+        # cache; a miss costs one GET of the seed.
+        self._commit_keys: dict[str, CommitKey] = {}
 
     def create(
         self,
@@ -108,7 +120,9 @@ class RedisEventStore(RedisEventReader):
         command: JSON | None = None,
     ) -> AppendResult:
         """See :meth:`events.port.EventStore.append`. Also raises GameNotFinished (or
-        InvalidEvent for a wrong seed) for a ``SeedRevealed`` before ``GameEnded``."""
+        InvalidEvent for a wrong seed) for a ``SeedRevealed`` before ``GameEnded``, and
+        GameNotFound for a game without a stored seed (never created: nothing to seal
+        with -- start games with :meth:`create`)."""
         if type(expected_version) is not int or expected_version < 0:
             raise ValueError(
                 f"expected_version must be a non-negative int, got {expected_version!r}"
@@ -170,13 +184,19 @@ class RedisEventStore(RedisEventReader):
         Raises VersionConflict if ``game_id`` already holds a game (nothing is written),
         ChainBroken unless ``history`` (stored dicts) is one valid chain of ``game_id``
         from version 1, ValueError unless it starts with a GameCreated committing to
-        ``seed``. Event schemas are the caller's to check (the audit does).
+        ``seed``. Seal-2 events must match their digests under ``seed`` (ChainBroken).
+        Event schemas are the caller's to check (the audit does).
         """
         broken = first_break(game_id, enumerate(history, start=1)) if history else (1, "no events")
         if broken is not None:
             raise ChainBroken(game_id, *broken)
         created = self._upcasters.upcast(dict(history[0]))
         check_creation([Event(created["type"], created["data"])], seed)
+        key = CommitKey(seed, game_id)
+        for version, raw in enumerate(history, start=1):
+            problem = digest_problem(key, raw)
+            if problem is not None:
+                raise ChainBroken(game_id, version, problem)
         ended = next((v for v, raw in enumerate(history, 1) if raw["type"] == GAME_ENDED), 0)
         keys = self.keys(game_id)
         last_hash = history[-1]["hash"]
@@ -202,6 +222,7 @@ class RedisEventStore(RedisEventReader):
         if idem_key is not None:
             _check_idempotency_key(idem_key)
         prev_hash = self._head_hash_for(game.id, keys, expected)
+        commit_key = self._commit_key(game.id, seed)
         batch = prepare(
             game,
             events,
@@ -212,6 +233,7 @@ class RedisEventStore(RedisEventReader):
             command=command,
             registry=self._registry,
             keyed=idem_key is not None,
+            key=commit_key,
         )
         options: list[Any] = []
         if idem_key is not None:
@@ -228,6 +250,8 @@ class RedisEventStore(RedisEventReader):
         status = reply[0]
         if status == b"ok" or status == "ok":
             self._remember(game.id, reply[1], last_hash)
+            if seed is not None:
+                self._cache_commit_key(commit_key)
             if self._recent is not None:
                 self._recent.post(self._prefix + game.id, expected + 1, texts)
             return AppendResult(game.id, expected + 1, reply[1], last_hash)
@@ -283,6 +307,22 @@ class RedisEventStore(RedisEventReader):
         head = self._fetch_head(keys)
         self._remember(game_id, head.version, head.hash)
         return head.hash
+
+    def _commit_key(self, game_id: str, seed: str | None) -> CommitKey:
+        """The game's commitment key: built from ``seed`` when creating, else cached,
+        else built from the stored seed (GameNotFound if there is none)."""
+        if seed is not None:
+            return CommitKey(seed, game_id)  # cached only once the creation is stored
+        key = self._commit_keys.get(game_id)
+        if key is None:
+            key = CommitKey(self.secret_seed(game_id), game_id)
+            self._cache_commit_key(key)
+        return key
+
+    def _cache_commit_key(self, key: CommitKey) -> None:
+        if len(self._commit_keys) >= defaults.HEAD_CACHE_SIZE:
+            self._commit_keys.clear()  # crude but lock-free; a miss costs one GET
+        self._commit_keys[key.game_id] = key
 
     def _check_reveal(self, game_id: str, events: Sequence[Event]) -> None:
         """The seed may only be revealed once the game has ended, and must be its seed."""

@@ -10,6 +10,9 @@ Checks, in this order -- the first that fails is reported, at its first bad vers
    first, for a game this server knows; every event of a registered type matching
    its current schema (after upcasting);
 4. ``commitment``: sha256 of the revealed seed's bytes is ``GameCreated``'s commitment;
+   then ``chain`` again: under the revealed seed every seal-2 event's private part and
+   command match their digests (``events.chain.digest_problem``) -- before the seed
+   was revealed nobody could check those, nor test a guess against them;
 5. ``random_outcome`` / ``rules`` / ``score``: the rules re-run with the revealed seed
    reproduce every event (``events.audit.rerun``).
 
@@ -31,11 +34,12 @@ from engine.table import GAME_CREATED, SEED_REVEALED
 from events.audit.history import check_shape, flat_errors, parse_lines
 from events.audit.report import CHAIN, COMMITMENT, STRUCTURE, Discrepant, Report
 from events.audit.rerun import rerun
-from events.chain import first_break
+from events.chain import digest_problem, first_break
 from events.envelope import Envelope
 from events.errors import InvalidEvent, UpcastError
 from events.records import commitment
 from events.schemas import SchemaRegistry, default_registry
+from events.sealing import CommitKey
 from events.upcasting import Upcasters, default_upcasters
 
 
@@ -85,6 +89,7 @@ def _verify(
         game = _game_of(envelopes[0])
         _check_schemas(game, envelopes, registry or default_registry())
         seed = _revealed_seed(envelopes)
+        _check_digests(history, envelopes[0].game_id, seed)
         outcome = rerun(game, envelopes, seed)
     except Discrepant as found:
         return Report(game_id, game_name, len(history), discrepancy=found.discrepancy)
@@ -158,6 +163,16 @@ def _check_schemas(
                 f"{envelope.type} v{envelope.schema_version} is a schema this server cannot read"
             )
             raise Discrepant(envelope.version, STRUCTURE, message)
+
+
+def _check_digests(history: Sequence[Mapping[str, Any]], game_id: str, seed: str) -> None:
+    """Discrepant (chain) at the first seal-2 event whose hidden parts do not match
+    their digests under the revealed ``seed`` (already checked against the commitment)."""
+    key = CommitKey(seed, game_id)
+    for version, raw in enumerate(history, start=1):
+        problem = digest_problem(key, raw)
+        if problem is not None:
+            raise Discrepant(version, CHAIN, problem)
 
 
 def _check_finished(envelopes: Sequence[Envelope]) -> None:

@@ -27,7 +27,9 @@ class ActorSchema(Schema):
 
 
 class EnvelopeSchema(Schema):
-    """The stored form of one event (see ``events.envelope``)."""
+    """The stored form of one event (see ``events.envelope``): seal 2 (``seal``,
+    ``private_digest`` and ``command_digest`` present, each digest null exactly when
+    its part is null) or seal 1 (none of the three)."""
 
     game_id = fields.String(required=True, validate=validate.Regexp(GAME_ID.pattern + r"\Z"))
     version = fields.Integer(strict=True, required=True, validate=validate.Range(min=1))
@@ -41,6 +43,9 @@ class EnvelopeSchema(Schema):
     visible_to = fields.List(seat_field(), required=True)
     prev_hash = fields.String(required=True, validate=HEX64)
     hash = fields.String(required=True, validate=HEX64)
+    seal = fields.Integer(strict=True, validate=validate.OneOf([2]))
+    private_digest = fields.String(allow_none=True, validate=HEX64)
+    command_digest = fields.String(allow_none=True, validate=HEX64)
 
     @validates_schema
     def _visibility(self, data: dict[str, Any], **kwargs: Any) -> None:
@@ -50,3 +55,17 @@ class EnvelopeSchema(Schema):
             )
         if data["command"] is not None and not isinstance(data["command"].get("kind"), str):
             raise ValidationError("a command needs a string 'kind'", "command")
+        digests = [name for name in _DIGESTS if name in data]
+        if "seal" not in data:
+            if digests:
+                raise ValidationError("digests belong to seal 2, but there is no seal", digests[0])
+            return
+        for part in ("private", "command"):
+            name = f"{part}_digest"
+            if name not in data:
+                raise ValidationError("Missing data for required field.", name)
+            if (data[name] is None) != (data[part] is None):
+                raise ValidationError(f"must be null exactly when {part} is null", name)
+
+
+_DIGESTS = ("private_digest", "command_digest")

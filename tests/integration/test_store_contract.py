@@ -32,6 +32,7 @@ from events.errors import (
 from events.port import AppendResult, GameRef, Snapshot
 from events.redaction import ADMIN, AUDITOR, SPECTATOR
 from events.redis_store import RedisEventStore
+from events.sealing import commit_digest
 
 GAME_ENDED = Event("GameEnded", {"reason": "done", "scores": [1, 0], "winners": [0], "turns": 3})
 
@@ -249,6 +250,37 @@ class StoreContract:
         with pytest.raises(ChainBroken) as info:
             s.verify(ref.id)
         assert info.value.version == 4
+
+    def test_every_write_is_seal_2_and_an_edited_private_part_fails_verify(
+        self, s: RedisEventStore
+    ) -> None:
+        """A fresh store instance (commitment-key cache miss) seals with the stored seed;
+        an edited private part leaves the hash intact (seal 2 does not hash it) but not
+        its digest, which the server's verify checks with the seed."""
+        ref, seed = new_game(s)
+        fresh = RedisEventStore(s._redis, prefix=s.prefix, registry=s._registry)
+        fresh.append(ref, [counted(0, 1, "hidden")], 1, actor=bot_actor(0), command={"kind": "c"})
+        s.append(ref, [counted(1, 2, "also")], 2, actor=seat_actor(1), command={"kind": "c"})
+        stored = [json.loads(t) for t in s.stored_texts(ref.id)]
+        assert [e["seal"] for e in stored] == [2, 2, 2]
+        for e in stored[1:]:
+            for part in ("private", "command"):
+                digest = commit_digest(seed, ref.id, e["version"], part, e[part])
+                assert e[f"{part}_digest"] == digest
+        assert s.verify(ref.id) == 3
+        key = s.keys(ref.id).events
+        entries = s._redis.xrange(key)
+        forged = entries[1][1][b"e"].replace(b'"note":"hidden"', b'"note":"guess"')
+        s._redis.delete(key)
+        for entry_id, fields in entries:
+            s._redis.xadd(key, {"e": forged if entry_id == b"2-0" else fields[b"e"]}, id=entry_id)
+        with pytest.raises(ChainBroken) as info:
+            s.verify(ref.id)
+        assert info.value.version == 2 and "private_digest" in str(info.value)
+
+    def test_append_to_a_game_without_a_seed_is_refused(self, s: RedisEventStore) -> None:
+        with pytest.raises(GameNotFound):
+            s.append(counter_game("nobody"), [counted(0, 1)], 1, actor=seat_actor(0))
 
     def test_append_refuses_a_head_that_is_not_its_chain(self, s: RedisEventStore) -> None:
         ref, _ = new_game(s)

@@ -1,31 +1,37 @@
 """Golden fixtures: every event type as stored, and old stored forms still load.
 
-``tests/fixtures/events/<group>/<Type>.v<N>.json`` (written by ``generate.py`` in
-that folder, never overwritten) guard the stored form: if sealing, canonical
-JSON, hashing, a schema or an upcaster changes meaning, one of these fails.
+``tests/fixtures/events/<group>/<Type>.v<N>.json`` (seal 1) and
+``<Type>.v<N>.seal2.json`` (seal 2), written by ``generate.py`` in that folder and
+never overwritten, guard the stored form: if sealing, canonical JSON, hashing, the
+commitments, a schema or an upcaster changes meaning, one of these fails. The
+seal-1 files were stored before seal 2 existed: they must keep verifying.
 """
 
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine.model import Event
 from events.canonical import canonical_json
-from events.chain import event_hash
+from events.chain import digest_problem, event_hash
 from events.envelope import Envelope
 from events.redaction import ADMIN
 from events.redis_store import RedisEventStore
 from events.schemas import default_registry
 from events.schemas.envelope import EnvelopeSchema
 from events.schemas.shared import SHARED_TYPES
-from events.sealing import seal
+from events.sealing import CommitKey, seal, seal_v1
 from events.upcasting import default_upcasters
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
 FILES = sorted(FIXTURES.glob("*/*.v*.json"))
+SEAL2_FILES = [p for p in FILES if p.name.endswith(".seal2.json")]
+SEED = "00" * 31 + "2a"  # generate.py's: the key of the seal-2 fixtures' digests
 REGISTRY = default_registry()
 SHARED_NAMES = {entry.name for entry in SHARED_TYPES}
 
@@ -39,14 +45,15 @@ def load(path: Path) -> tuple[str, dict]:
     return text, json.loads(text)
 
 
-def test_every_registered_type_has_a_current_fixture() -> None:
+def test_every_registered_type_has_a_current_fixture_under_both_seals() -> None:
     present = {(p.parent.name, p.name) for p in FILES}
     for game in REGISTRY.games():
         for name, entry in REGISTRY.types(game).items():
             group = "shared" if name in SHARED_NAMES else game
-            assert (group, f"{name}.v{entry.version}.json") in present, (
-                f"no fixture for {game}/{name}"
-            )
+            for suffix in ("", ".seal2"):
+                assert (group, f"{name}.v{entry.version}{suffix}.json") in present, (
+                    f"no fixture{suffix} for {game}/{name}"
+                )
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -54,7 +61,24 @@ def test_fixture_is_canonical_and_its_hash_verifies(path: Path) -> None:
     text, raw = load(path)
     assert canonical_json(raw) == text
     assert raw["hash"] == event_hash(raw)
-    assert path.name == f"{raw['type']}.v{raw['schema_version']}.json"
+    suffix = f".seal{raw['seal']}" if "seal" in raw else ""
+    assert path.name == f"{raw['type']}.v{raw['schema_version']}{suffix}.json"
+    assert EnvelopeSchema().validate(raw) == {}
+
+
+@pytest.mark.parametrize("path", SEAL2_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_seal2_fixture_commits_to_its_hidden_parts(path: Path) -> None:
+    _, raw = load(path)
+    key = CommitKey(SEED, raw["game_id"])
+    assert digest_problem(key, raw) is None
+    for part in ("private", "command"):
+        assert (raw[part] is None) == (raw[f"{part}_digest"] is None)
+    hidden = {k: v for k, v in raw.items() if k not in ("private", "command")}
+    assert event_hash(hidden) == raw["hash"]  # the hash does not cover the hidden parts
+    if raw["private"] is not None:
+        edited = {**raw, "private": {**raw["private"], "x": 1}}
+        assert digest_problem(key, edited) == "the private part does not match its private_digest"
+        assert digest_problem(CommitKey("11" * 32, raw["game_id"]), raw) is not None
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
@@ -72,7 +96,9 @@ def test_fixture_upcasts_to_a_valid_current_event(path: Path) -> None:
 def test_sealing_the_fixture_content_reproduces_it(path: Path) -> None:
     text, raw = load(path)
     event = Event(raw["type"], raw["data"], raw["private"], tuple(raw["visible_to"]))
-    [sealed] = seal(
+    key = CommitKey(SEED, raw["game_id"])
+    sealing: Any = seal_v1 if "seal" not in raw else partial(seal, key=key)
+    [sealed] = sealing(
         raw["game_id"],
         [event],
         raw["version"],

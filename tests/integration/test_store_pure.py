@@ -3,6 +3,8 @@ keys, the state codec and game records. No Redis needed."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import math
 from dataclasses import replace
@@ -17,7 +19,7 @@ from engine.abluxxen.sets import CardSet
 from engine.model import Event, OptionSpec, Result
 from events import defaults, records
 from events.canonical import ZERO_HASH, canonical_json
-from events.chain import event_hash, first_break, verify
+from events.chain import digest_problem, event_hash, event_hash_v1, first_break, verify
 from events.clock import utc_now
 from events.envelope import SYSTEM, Envelope, bot_actor, seat_actor
 from events.errors import ChainBroken, InvalidEvent, SnapshotError, UnknownEventType, UpcastError
@@ -25,7 +27,7 @@ from events.keys import GameKeys
 from events.redaction import ADMIN, AUDITOR, SPECTATOR, redact
 from events.schemas.envelope import EnvelopeSchema
 from events.schemas.fields import ISO_UTC_RE
-from events.sealing import seal
+from events.sealing import CommitKey, commit_digest, seal, seal_v1
 from events.statecodec import StateCodec
 from events.upcasting import Upcasters, default_upcasters
 
@@ -45,6 +47,7 @@ JSON_VALUES = st.recursive(
 )
 OBJECTS = st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=5)
 TIME = "2025-01-01T00:00:00.000000Z"
+SEED = "5e" * 32
 
 
 def sealed_chain(n: int = 5) -> list[dict[str, Any]]:
@@ -61,6 +64,7 @@ def sealed_chain(n: int = 5) -> list[dict[str, Any]]:
             actor=SYSTEM,
             command=None,
             schema_version=lambda t: 1,
+            key=CommitKey(SEED, "g1"),
         )
     ]
 
@@ -84,9 +88,68 @@ def broken_at(chain: list[dict[str, Any]], entry_versions: list[int] | None = No
 def test_sealed_text_is_the_canonical_form_and_hash(
     data, private, command, seats, version, game_id
 ) -> None:
+    """Seal 2 against its straightforward definition (``docs/audit.md``)."""
     event = Event("SomeType", data, private, tuple(seats))
     [sealed] = seal(
         game_id,
+        [event],
+        version,
+        "ab" * 32,
+        time=TIME,
+        actor=seat_actor(3),
+        command=command,
+        schema_version=lambda t: 7,
+        key=CommitKey(SEED, game_id),
+    )
+
+    def digest(part: str, value: Any) -> str | None:
+        if value is None:
+            return None
+        message = f"tabletop/commit/v2\x00{game_id}\x00{version}\x00{part}\x00" + json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False
+        )
+        return hmac.new(bytes.fromhex(SEED), message.encode(), hashlib.sha256).hexdigest()
+
+    public = {
+        "actor": seat_actor(3),
+        "command_digest": digest("command", command),
+        "data": data,
+        "game_id": game_id,
+        "prev_hash": "ab" * 32,
+        "private_digest": digest("private", private),
+        "schema_version": 7,
+        "seal": 2,
+        "time": TIME,
+        "type": "SomeType",
+        "version": version,
+        "visible_to": seats if private is not None else [],
+    }
+    expected_hash = hashlib.sha256(
+        json.dumps(public, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    ).hexdigest()
+    full = {**public, "private": private, "command": command}
+    assert sealed.hash == expected_hash == event_hash(full)
+    assert sealed.text == canonical_json(
+        {**public, "private": private, "command": command, "hash": sealed.hash}
+    )
+    assert public["private_digest"] == (
+        None if private is None else commit_digest(SEED, game_id, version, "private", private)
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    data=OBJECTS,
+    private=st.none() | OBJECTS,
+    command=st.none() | OBJECTS,
+    seats=st.lists(st.integers(0, 5), max_size=3),
+    version=st.integers(1, 10**9),
+)
+def test_seal1_text_is_the_canonical_form_and_hash(data, private, command, seats, version) -> None:
+    """The kept seal-1 function against the definition old histories were written with."""
+    event = Event("SomeType", data, private, tuple(seats))
+    [sealed] = seal_v1(
+        "g1",
         [event],
         version,
         "ab" * 32,
@@ -99,7 +162,7 @@ def test_sealed_text_is_the_canonical_form_and_hash(
         "actor": seat_actor(3),
         "command": command,
         "data": data,
-        "game_id": game_id,
+        "game_id": "g1",
         "prev_hash": "ab" * 32,
         "private": private,
         "schema_version": 7,
@@ -108,8 +171,39 @@ def test_sealed_text_is_the_canonical_form_and_hash(
         "version": version,
         "visible_to": seats if private is not None else [],
     }
-    assert sealed.hash == event_hash(body)
+    assert sealed.hash == event_hash_v1(body) == event_hash(body)
     assert sealed.text == canonical_json({**body, "hash": sealed.hash})
+
+
+def test_seal2_commitments_are_salted_and_per_event() -> None:
+    """Equal private parts at two versions get unrelated digests; no digest without
+    the seed; a redacted seal-2 event still verifies link by link."""
+    events = [counted(1, 1, "same"), counted(1, 1, "same")]
+    chain = [
+        json.loads(s.text)
+        for s in seal(
+            "g1", events, 1, ZERO_HASH, time=TIME, actor=SYSTEM, command={"kind": "c"},
+            schema_version=lambda t: 1, key=CommitKey(SEED, "g1"),
+        )
+    ]
+    assert chain[0]["private"] == chain[1]["private"]
+    assert chain[0]["private_digest"] != chain[1]["private_digest"]
+    assert chain[0]["command_digest"] != chain[1]["command_digest"]
+    redacted = [{**e, "private": None, "command": None} for e in chain]
+    assert broken_at(redacted) is None  # links hold without the hidden parts
+    assert first_break("g1", enumerate(redacted, 1), SEED) is not None  # not as complete
+    assert first_break("g1", enumerate(chain, 1), SEED) is None
+    wrong_seed = first_break("g1", enumerate(chain, 1), "77" * 32)
+    assert wrong_seed == (1, "the private part does not match its private_digest")
+    assert digest_problem(CommitKey(SEED, "g1"), {**chain[1], "command": {"kind": "d"}}) == (
+        "the command part does not match its command_digest"
+    )
+    assert broken_at([{**chain[0], "seal": 3}, chain[1]]) == 1
+    for seed in ("ab" * 16, "cd" * 64, "ef" * 100):  # RFC 2104 key padding and hashing
+        assert CommitKey(seed, "g1").digest(3, "private", '{"a":1}') == commit_digest(
+            seed, "g1", 3, "private", {"a": 1}
+        )
+    assert broken_at([{**chain[0], "private_digest": "0" * 64}, chain[1]]) == 1
 
 
 def test_sealing_links_a_batch_and_makes_valid_envelopes() -> None:

@@ -27,7 +27,7 @@ from events.envelope import SYSTEM, bot_actor, seat_actor
 from events.port import GameRef
 from events.redis_store import RedisEventStore
 from events.schemas import default_registry
-from events.sealing import seal
+from events.sealing import CommitKey, commit_digest, seal
 from support.clock import StepClock
 
 
@@ -136,6 +136,7 @@ def seal_batches(
             actor=batch.actor,
             command=batch.command,
             schema_version=lambda t: registry.lookup(live.game, t).version,
+            key=CommitKey(live.seed, game_id),
         )
         out += [json.loads(s.text) for s in sealed]
         prev = sealed[-1].hash
@@ -158,11 +159,23 @@ def write_batches(
 
 def rehash(history: Sequence[JSON]) -> list[JSON]:
     """``history`` with every ``prev_hash`` and ``hash`` recomputed: what an attacker who
-    edits a history and re-seals it would produce (versions renumbered from 1 too)."""
+    edits a history and re-seals it would produce (versions renumbered from 1 too).
+    Seal-2 digests are recomputed too, keyed by the seed the (edited) history reveals
+    at its end -- after the end the attacker knows it, like everyone."""
+    last = history[-1] if history else {}
+    seed = last.get("data", {}).get("seed") if last.get("type") == "SeedRevealed" else None
     out: list[JSON] = []
     prev = ZERO_HASH
     for version, raw in enumerate(history, start=1):
         item = {**raw, "version": version, "prev_hash": prev}
+        if "seal" in item and seed is not None:
+            for part in ("private", "command"):
+                value = item[part]
+                item[f"{part}_digest"] = (
+                    None
+                    if value is None
+                    else commit_digest(seed, item["game_id"], version, part, value)
+                )
         item["hash"] = prev = event_hash(item)
         out.append(item)
     return out
