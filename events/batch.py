@@ -54,9 +54,9 @@ def prepare(
     """Check and seal ``events`` as versions ``expected_version + 1``...
 
     ``key``: the game's commitment key (``events.sealing``: seal 2). ``keyed``:
-    whether the append has an idempotency key (only then is a result record built). Raises InvalidEvent (nothing is sent to Redis then) for an empty
-    batch, an unknown type, an event failing its schema, bad metadata, or anything
-    that is not JSON data.
+    whether the append has an idempotency key (only then is a result record built).
+    Raises InvalidEvent (nothing is sent to Redis then) for an empty batch, an unknown
+    type, an event failing its schema, bad metadata, or anything that is not JSON data.
     """
     if not events:
         raise InvalidEvent("-", 0, "a batch needs at least one event")
