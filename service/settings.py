@@ -96,7 +96,8 @@ class Settings:
     ``<queue_name>-strong``. Workers serve both, cheap turns first."""
 
     bot_budget_s: float = 1.0
-    """Most time a bot may think about one turn (the strong bot's deadline)."""
+    """Most time a bot may think about one turn (the strong bot's deadline). Every strong
+    decision takes all of it, so its timing reveals nothing about its hidden facts."""
 
     bot_job_timeout_s: int = 20
     """RQ stops a bot job running longer than this plus the think delay; it is then retried."""

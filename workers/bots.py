@@ -34,7 +34,7 @@ from engine.errors import RuleViolation
 from engine.model import JSON
 from engine.rng import SeededRandom
 from service.app.errors import GameNotFound, IdempotencyMismatch, StaleVersion
-from service.app.notify import bot_idempotency_key
+from service.app.notify import EXPENSIVE_LEVELS, bot_idempotency_key
 from service.bootstrap import Services, build
 from service.settings import Settings
 
@@ -82,7 +82,7 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
         command = choose_command(
             document["game"], bot, document["state"], legal["commands"], rng, svc.settings
         )
-        _think(svc.settings.bot_think_ms / 1000 - (time.monotonic() - started))
+        _think(decision_time_s(bot, svc.settings) - (time.monotonic() - started))
         return _submit(svc, game_id, version, seat, command, legal["commands"], rng)
     except GameNotFound:
         return "gone"
@@ -136,6 +136,22 @@ def choose_command(
 def random_command(legal: list[JSON], rng: SeededRandom) -> JSON:
     """A uniformly random legal command (the fallback when a bot errs)."""
     return legal[rng.randbelow(len(legal), "fallback")]
+
+
+def decision_time_s(level: str, settings: Settings) -> float:
+    """The least time between a bot turn's start and its submission.
+
+    At least the think delay (``TABLETOP_BOT_THINK_MS``). A strong bot always takes its
+    whole budget (``TABLETOP_BOT_BUDGET_S``): how long its search runs depends on its
+    position, hidden facts included (its hand, the colours it inspected), and every
+    event carries its time to the microsecond, so a bot that answered as soon as it
+    had decided would let the other players time its secrets (docs/security.md). The
+    cheap levels decide in a few milliseconds, within the noise of the job queue.
+    """
+    floor = settings.bot_think_ms / 1000
+    if level in EXPENSIVE_LEVELS:
+        floor = max(floor, settings.bot_budget_s)
+    return floor
 
 
 def _think(seconds: float) -> None:
