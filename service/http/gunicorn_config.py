@@ -1,6 +1,11 @@
 """Gunicorn settings the API needs; load with ``gunicorn -c python:service.http.gunicorn_config``.
 
-- ``gthread`` workers: an SSE stream or a long poll holds a thread, not a process.
+- gevent workers (``service.http.server.GeventWorker``): every connection is a
+  greenlet; an idle SSE stream or long poll is parked on the process's stream hub and
+  holds no thread and no Redis connection (``service.http.waits``). Header and body
+  timeouts, problem+json for the server's own rejections, no ``Server`` banner
+  (``service.http.server``). ``tabletop serve --worker-class gthread`` gives the old
+  thread-per-request model (``threads`` below), for comparison.
 - ``on_starting`` makes the board of recent appends (``events.recent``) in the master,
   before the workers fork, so that they all share it (``TABLETOP_RECENT_APPENDS``).
 - With ``PROMETHEUS_MULTIPROC_DIR`` set (an empty writable directory, in the
@@ -15,9 +20,14 @@ from __future__ import annotations
 import os
 from typing import Any
 
-worker_class = "gthread"
+worker_class = "service.http.server.GeventWorker"
+
+worker_connections = 4096
+"""Connections one gevent worker serves at once (above ``TABLETOP_STREAMS_PER_PROCESS``,
+so that streams and long polls leave room for commands and health probes)."""
+
 threads = 16
-"""Threads per worker: the most concurrent streams and long polls one worker holds."""
+"""Threads per worker under ``gthread`` only: the most concurrent requests it holds."""
 
 timeout = 120
 """Seconds a worker may stay silent; above ``sse_max_s`` and ``long_poll_max_s``."""
@@ -38,8 +48,12 @@ def child_exit(server: Any, worker: Any) -> None:
 
 
 def on_starting(server: Any) -> None:
-    """Share a board of recent appends between the workers (more than one, and not
-    switched off): made here, in the master, so every worker forked later maps it."""
+    """Raise the open-file limit (inherited by the workers); share a board of recent
+    appends between the workers (more than one, and not switched off): made here, in
+    the master, so every worker forked later maps it."""
+    from service.http.server import raise_open_file_limit
+
+    raise_open_file_limit()
     from events.recent import RecentAppends
     from service.bootstrap import share_recent_appends
     from service.settings import Settings

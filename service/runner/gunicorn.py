@@ -41,9 +41,19 @@ class ServerOptions:
 
     bind: str = "127.0.0.1:8000"
     workers: int = 2
-    worker_class: str = "gthread"
+    worker_class: str = "gevent"
     threads: int | None = None
     access_log: bool = False
+
+
+WORKER_CLASSES = {
+    "gevent": "service.http.server.GeventWorker",
+    "gthread": "service.http.server.ThreadWorker",
+    "sync": "sync",
+}
+"""``tabletop serve --worker-class`` names -> gunicorn worker classes. gevent: the API's
+default (idle streams cost no thread, see ``service.http.server``); gthread: the old
+thread-per-request model; sync: plain request/response loads (no long polls)."""
 
 
 def load_factory(path: str) -> Callable[[], Any]:
@@ -86,7 +96,7 @@ def gunicorn_settings(options: ServerOptions) -> dict[str, Any]:
     settings.update(
         bind=[options.bind],
         workers=options.workers,
-        worker_class=options.worker_class,
+        worker_class=WORKER_CLASSES.get(options.worker_class, options.worker_class),
         accesslog="-" if options.access_log else None,
         errorlog="-",
         proc_name="tabletop-api",

@@ -1,4 +1,4 @@
-"""A live API server for e2e tests: gunicorn (gthread, two workers) on a free local port.
+"""A live API server for e2e tests: gunicorn (the shipped gevent workers, two) on a free local port.
 
 Configured like a deployment, through ``TABLETOP_*`` variables (``support.processes``):
 the session's Redis, a key prefix and an RQ queue of its own, and metrics in
@@ -60,8 +60,6 @@ class LiveServer:
                     f"127.0.0.1:{port}",
                     "--workers",
                     "2",
-                    "--threads",
-                    "8",
                     "--log-level",
                     "warning",
                     "service.http.wsgi:app",
