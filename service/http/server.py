@@ -40,6 +40,8 @@ from typing import Any
 
 from gunicorn.http import wsgi as gunicorn_wsgi
 from gunicorn.http.errors import (
+    ChunkMissingTerminator,
+    InvalidChunkExtension,
     InvalidChunkSize,
     InvalidHeader,
     InvalidHeaderName,
@@ -48,6 +50,7 @@ from gunicorn.http.errors import (
     InvalidRequestMethod,
     LimitRequestHeaders,
     LimitRequestLine,
+    NoMoreData,
     ObsoleteFolding,
     UnsupportedTransferCoding,
 )
@@ -71,6 +74,8 @@ CODES: tuple[tuple[type[BaseException], int, str, str], ...] = (
     (InvalidHeader, 400, "invalid_header", "a request header is not valid"),
     (ObsoleteFolding, 400, "invalid_header", "folded request headers are not accepted"),
     (InvalidChunkSize, 400, "invalid_chunking", "the chunked request body is malformed"),
+    (ChunkMissingTerminator, 400, "invalid_chunking", "the chunked request body is malformed"),
+    (InvalidChunkExtension, 400, "invalid_chunking", "the chunked request body is malformed"),
     (UnsupportedTransferCoding, 501, "unsupported_transfer_coding", "transfer coding not supported"),
 )
 """Server-layer rejections: exception -> (status, stable code, detail). The detail is
@@ -207,15 +212,30 @@ class _DeadlineInput:
             return _bounded(remaining, getattr(self._body, method), *args)
         except _Expired:
             self._expire()
+        except _BAD_BODY as error:
+            # gunicorn parses chunked bodies lazily, inside the app's read: a malformed
+            # one is the client's fault, not a 500.
+            from service.http.problems import Problem
 
-    def _expire(self) -> Any:
-        from werkzeug.exceptions import RequestTimeout
+            self._shutdown()
+            status, code, detail = classify(error)
+            raise Problem(status, code, detail) from None
+        except NoMoreData:
+            from werkzeug.exceptions import ClientDisconnected
 
+            raise ClientDisconnected() from None
+
+    def _shutdown(self) -> None:
         if self._sock is not None:
             try:
                 self._sock.shutdown(socket.SHUT_RD)  # the rest of the body is never read
             except OSError:
                 pass
+
+    def _expire(self) -> Any:
+        from werkzeug.exceptions import RequestTimeout
+
+        self._shutdown()
         raise RequestTimeout(f"the request body did not arrive within {self._timeout_s:g} s")
 
     def read(self, size: int | None = None) -> bytes:
@@ -235,6 +255,9 @@ class _DeadlineInput:
         if not line:
             raise StopIteration
         return line
+
+
+_BAD_BODY = (InvalidChunkSize, ChunkMissingTerminator, InvalidChunkExtension)
 
 
 class _Expired(Exception):
