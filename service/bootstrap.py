@@ -16,6 +16,7 @@ from events.feed import shards_from_env
 from events.recent import RecentAppends
 from events.redis_store import RedisEventStore
 from service.app.application import Application, Notifier
+from service.runner import shared
 from service.settings import Settings
 
 
@@ -29,17 +30,12 @@ class Services:
     app: Application
 
 
-_shared_recent: RecentAppends | None = None
-"""The board of recent appends this process shares with its siblings (see
-:func:`share_recent_appends`); None outside a multi-process server."""
-
-
 def share_recent_appends(board: RecentAppends | None) -> None:
     """Make ``board`` the one :func:`build` gives its store. Call it in a server's parent
     process before it forks the workers that share the board (gunicorn's ``on_starting``
-    hook in ``service.http.gunicorn_config`` does)."""
-    global _shared_recent
-    _shared_recent = board
+    hook in ``service.runner.gunicorn_config`` sets ``service.runner.shared`` itself,
+    without importing this module)."""
+    shared.recent_appends = board
 
 
 def redis_client(url: str) -> Any:
@@ -72,7 +68,7 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
     settings = settings or Settings.from_env()
     client = client if client is not None else redis_client(settings.redis_url)
     feed_shards = None if notifier is not None or isinstance(client, RedisCluster) else shards_from_env()
-    recent = _shared_recent if settings.recent_appends > 0 else None
+    recent = shared.recent_appends if settings.recent_appends > 0 else None
     store = RedisEventStore(client, prefix=settings.key_prefix, feed_shards=feed_shards, recent=recent)
     if notifier is None:
         from service.app.notify import default_notifier

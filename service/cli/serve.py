@@ -1,6 +1,6 @@
 """``tabletop serve``: the HTTP API under gunicorn.
 
-The default worker class is ``gevent`` (``service.http.server``): long polls
+The default worker class is ``gevent`` (``service.runner.server``): long polls
 (``wait=``) and event streams hold a request open for up to ``TABLETOP_SSE_MAX_S``,
 and under gevent an idle one costs no thread. ``gthread`` is the old model (one thread
 per open request, ``--threads``); ``sync`` is there for benchmarks and plain
@@ -13,7 +13,7 @@ import argparse
 import os
 from typing import Any
 
-from service.runner.gunicorn import API_FACTORY, WORKER_CLASSES, ServerOptions, serve
+from service.runner.gunicorn import API_FACTORY, WORKER_CLASSES, ServerOptions, exec_serve
 from service.settings import Settings
 
 
@@ -44,5 +44,7 @@ def run(args: argparse.Namespace) -> int:
     options = ServerOptions(
         args.bind, args.workers, args.worker_class, args.threads, args.access_log
     )
-    serve(options, args.app)
-    return 0
+    # A fresh interpreter (same pid): this one has imported redis-py and more, which
+    # gevent workers must not inherit unpatched (service.runner.server).
+    exec_serve(options, args.app)
+    return 0  # not reached

@@ -9,8 +9,8 @@
   stylesheet, no external assets) additionally allows inline styles.
 - ``Referrer-Policy: no-referrer``: URLs (game ids) do not travel to other sites.
 
-No module here imports Flask: the gunicorn worker (``service.http.server``) uses the
-same headers for the answers it writes itself.
+The values live in ``service.runner.server`` (the gunicorn worker writes the same
+headers on the answers it makes itself, and may not import the app).
 """
 
 from __future__ import annotations
@@ -18,16 +18,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-API_CSP = "default-src 'none'; frame-ancestors 'none'"
-DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+from service.runner.server import API_CSP, DOCS_CSP, SECURITY_HEADERS
 
-HEADERS: Mapping[str, str] = {
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
-    "Content-Security-Policy": API_CSP,
-    "Referrer-Policy": "no-referrer",
-}
+HEADERS: Mapping[str, str] = SECURITY_HEADERS
 """The headers every answer carries (``/docs`` with :data:`DOCS_CSP` instead)."""
+
+__all__ = ["API_CSP", "DOCS_CSP", "HEADERS", "register"]
 
 DOCS_PATHS = frozenset({"/docs"})
 

@@ -23,7 +23,7 @@ Waiting: with ``wait`` given (the process's :class:`service.http.waits.StreamHub
 idle stream holds no Redis connection: it reads without blocking and parks on the hub
 until its game moves on. Without it, each open stream holds a Redis connection blocked
 in ``XREAD BLOCK`` (a Redis Cluster, unit tests). Under gevent workers (the default,
-``service.http.server``) a parked stream costs no worker thread either.
+``service.runner.server``) a parked stream costs no worker thread either.
 """
 
 from __future__ import annotations

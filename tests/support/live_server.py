@@ -55,7 +55,7 @@ class LiveServer:
                     "-m",
                     "gunicorn",
                     "-c",
-                    "python:service.http.gunicorn_config",
+                    "python:service.runner.gunicorn_config",
                     "--bind",
                     f"127.0.0.1:{port}",
                     "--workers",
@@ -82,7 +82,9 @@ class LiveServer:
             try:
                 if requests.get(self.url + "/readyz", timeout=1).status_code == 200:
                     return True
-            except requests.ConnectionError:
+            except (requests.ConnectionError, requests.Timeout):
+                # Workers import the app after the fork (gevent patches first), so the
+                # first request may wait in the listen queue while they boot.
                 pass
             time.sleep(0.05)
         return False

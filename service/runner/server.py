@@ -26,6 +26,12 @@ What these workers add to gunicorn's:
 - **No ``Server`` header** (gunicorn would send ``Server: gunicorn``).
 - **Open-file limit** raised to the hard limit at start (:func:`raise_open_file_limit`),
   since every idle stream is a file descriptor.
+
+Patching early: this module (loaded by the master to find the worker class), the
+config module and ``service.runner.shared`` import nothing of the app; ``tabletop
+serve`` starts the master in a fresh interpreter (``service.runner.gunicorn``) for the
+same reason. A gevent worker's first act after the fork is ``gevent.monkey.patch_all``;
+the app (Flask, redis-py, prometheus_client) is imported after it.
 """
 
 from __future__ import annotations
@@ -56,13 +62,23 @@ from gunicorn.http.errors import (
 )
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
 
-from service.http import security
-
 log = logging.getLogger(__name__)
 
 PROBLEM_BASE = "https://tabletop.dev/problems/"
 """As ``service.http.problems.PROBLEM_BASE`` (not imported: this module loads in the
 gunicorn master, before the workers patch anything)."""
+
+API_CSP = "default-src 'none'; frame-ancestors 'none'"
+DOCS_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+
+SECURITY_HEADERS: dict[str, str] = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": API_CSP,
+    "Referrer-Policy": "no-referrer",
+}
+"""The headers every answer carries, the app's (``service.http.security``) and this
+server's own; see ``service.http.security`` for why each."""
 
 CODES: tuple[tuple[type[BaseException], int, str, str], ...] = (
     (LimitRequestLine, 414, "request_line_too_long", "the request line is too long"),
@@ -106,7 +122,7 @@ def problem_bytes(status: int, code: str, detail: str) -> bytes:
         "Content-Type: application/problem+json",
         f"Content-Length: {len(body)}",
         "Cache-Control: no-store",
-        *(f"{name}: {value}" for name, value in security.HEADERS.items()),
+        *(f"{name}: {value}" for name, value in SECURITY_HEADERS.items()),
     ]
     return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
 
@@ -326,7 +342,7 @@ def _gevent_worker() -> type:
 
 def __getattr__(name: str) -> Any:
     # Built on first use, so that importing this module does not import gevent's worker
-    # (gunicorn loads the class by name in the master: "service.http.server.GeventWorker").
+    # (gunicorn loads the class by name in the master: "service.runner.server.GeventWorker").
     if name == "GeventWorker":
         cls = _gevent_worker()
         globals()["GeventWorker"] = cls

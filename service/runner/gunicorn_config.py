@@ -1,10 +1,14 @@
-"""Gunicorn settings the API needs; load with ``gunicorn -c python:service.http.gunicorn_config``.
+"""Gunicorn settings the API needs; load with ``gunicorn -c python:service.runner.gunicorn_config``.
 
-- gevent workers (``service.http.server.GeventWorker``): every connection is a
+This module and everything the master imports stay free of the app (Flask, redis-py,
+...): gevent workers patch the standard library first thing after the fork, and only
+then import the app, so no module holds an unpatched socket, lock or ssl reference.
+
+- gevent workers (``service.runner.server.GeventWorker``): every connection is a
   greenlet; an idle SSE stream or long poll is parked on the process's stream hub and
   holds no thread and no Redis connection (``service.http.waits``). Header and body
   timeouts, problem+json for the server's own rejections, no ``Server`` banner
-  (``service.http.server``). ``tabletop serve --worker-class gthread`` gives the old
+  (``service.runner.server``). ``tabletop serve --worker-class gthread`` gives the old
   thread-per-request model (``threads`` below), for comparison.
 - ``on_starting`` makes the board of recent appends (``events.recent``) in the master,
   before the workers fork, so that they all share it (``TABLETOP_RECENT_APPENDS``).
@@ -20,7 +24,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-worker_class = "service.http.server.GeventWorker"
+worker_class = "service.runner.server.GeventWorker"
 
 worker_connections = 4096
 """Connections one gevent worker serves at once (above ``TABLETOP_STREAMS_PER_PROCESS``,
@@ -50,14 +54,13 @@ def child_exit(server: Any, worker: Any) -> None:
 def on_starting(server: Any) -> None:
     """Raise the open-file limit (inherited by the workers); share a board of recent
     appends between the workers (more than one, and not switched off): made here, in
-    the master, so every worker forked later maps it."""
-    from service.http.server import raise_open_file_limit
-
-    raise_open_file_limit()
+    the master, so every worker forked later maps it (``service.runner.shared``)."""
     from events.recent import RecentAppends
-    from service.bootstrap import share_recent_appends
+    from service.runner import shared
+    from service.runner.server import raise_open_file_limit
     from service.settings import Settings
 
+    raise_open_file_limit()
     slots = Settings.from_env().recent_appends
     if slots > 0 and server.cfg.workers > 1:
-        share_recent_appends(RecentAppends.create(slots))
+        shared.recent_appends = RecentAppends.create(slots)
