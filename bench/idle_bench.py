@@ -229,7 +229,12 @@ def play_commands(url: str, count: int, out: list[float]) -> None:
         game_id, tokens = _new_game(session, url)
         done = 0
         while done < count:
-            view = session.get(f"{url}/v1/games/{game_id}", timeout=30).json()
+            # With a seat token: the rate limit then counts per token, not per address.
+            view = session.get(
+                f"{url}/v1/games/{game_id}",
+                headers={"Authorization": f"Bearer {tokens[0]}"},
+                timeout=30,
+            ).json()
             if view["status"] == "finished":
                 game_id, tokens = _new_game(session, url)
                 continue
@@ -331,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--streams", type=int, default=2000)
     parser.add_argument("--long-polls", type=int, default=500)
     parser.add_argument("--commands", type=int, default=400, help="commands per phase")
-    parser.add_argument("--games", type=int, default=100, help="idle games the streams watch")
+    parser.add_argument("--games", type=int, default=40, help="idle games the streams watch")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--worker-class", default="gevent", choices=("gevent", "gthread"))
     args = parser.parse_args(argv)
@@ -344,10 +349,14 @@ def main(argv: list[str] | None = None) -> int:
             phase("warm-up", url, 40)
             quiet = phase("quiet", url, args.commands)
             load = IdleLoad(url, games, args.streams, args.long_polls)
+            ramp = Prober(url)  # /healthz while thousands of connections arrive
+            ramp.start()
             load.start()
             deadline = time.monotonic() + ESTABLISH_TIMEOUT_S
             while not load.established() and time.monotonic() < deadline:
                 time.sleep(0.5)
+            ramp.halt.set()
+            ramp.join(PROBE_TIMEOUT_S + 1)
             held = (load.idle.streams_open, load.idle.polls_open)
             print(f"established: {held[0]} streams, {held[1]} long polls", flush=True)
             loaded = phase(f"{held[0]} streams + {held[1]} long polls", url, args.commands)
@@ -357,7 +366,10 @@ def main(argv: list[str] | None = None) -> int:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(60)
     report(quiet, loaded, idle, args)
-    ok = loaded.probe_failures == 0 and quiet.probe_failures == 0 and held == (args.streams, args.long_polls)
+    print(f"/healthz while the idle load connected: {len(ramp.latencies)} probes, "
+          f"max {max(ramp.latencies, default=0) * 1000:.1f} ms, {ramp.failures} failed")
+    ok = loaded.probe_failures == 0 and quiet.probe_failures == 0 and ramp.failures == 0
+    ok = ok and held == (args.streams, args.long_polls)
     return 0 if ok else 1
 
 
