@@ -271,9 +271,10 @@ class WaitSlots:
 
 
 class Held:
-    """A WSGI response body that gives a wait slot back when it is closed (the server
-    closes it when the stream ends or the client went away) -- or, should it never be
-    closed, when it is collected."""
+    """A WSGI response body that gives a wait slot back when it is closed (the WSGI
+    server always closes a body it was given: at the stream's end, or when a write
+    fails because the client went away). No ``__del__``: a release from the garbage
+    collector could run while this greenlet holds the slots' lock."""
 
     def __init__(self, body: Iterable[str], release: Callable[[], None]) -> None:
         self._body = iter(body)
@@ -294,11 +295,6 @@ class Held:
             release, self._release = self._release, None
             if release is not None:
                 release()
-
-    def __del__(self) -> None:
-        release, self._release = self._release, None
-        if release is not None:
-            release()
 
 
 EXTENSION = "tabletop.waits"

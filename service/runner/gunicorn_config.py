@@ -37,6 +37,13 @@ timeout = 120
 """Seconds a worker may stay silent; above ``sse_max_s`` and ``long_poll_max_s``."""
 
 keepalive = 5
+"""Non-zero, or gunicorn's gevent worker skips the per-request header timeout
+(``service.runner.server``: ``TABLETOP_HEADER_TIMEOUT_S`` replaces its value there)."""
+
+graceful_timeout = 10
+"""Seconds a stopping worker lets open requests finish. Streams and long polls are
+cut after it (clients resume with ``Last-Event-ID`` / poll again); commands take
+milliseconds."""
 
 control_socket_disable = True
 """gunicorn >= 25.1 opens a control socket at one per-user path; two servers of one user
