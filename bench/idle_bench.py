@@ -3,7 +3,8 @@
     .venv/bin/python -m bench.idle_bench [--streams 2000] [--long-polls 500] [--commands 400]
 
 Starts a throwaway Redis and ``tabletop serve`` as shipped (2 workers, the default
-worker class, default settings), then, in one run:
+worker class, default settings but a rate limit above what the command clients reach,
+as in ``bench.api_bench``), then, in one run:
 
 1. **quiet**: ``--commands`` commands (4 client threads, each playing its own games)
    with nothing else open, while a prober asks ``/healthz`` every 50 ms;
@@ -50,6 +51,7 @@ CLIENT_THREADS = 4
 PROBE_EVERY_S = 0.05
 PROBE_TIMEOUT_S = 10.0
 ESTABLISH_TIMEOUT_S = 120.0
+RATE_LIMIT = 1_000_000
 
 
 def source(i: int) -> str:
@@ -303,6 +305,9 @@ def start_server(redis_url: str, workers: int, worker_class: str) -> tuple[str, 
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
     env.update(TABLETOP_REDIS_URL=redis_url, TABLETOP_ADMIN_TOKEN=ADMIN, TABLETOP_KEY_PREFIX="idle:")
+    # As in bench/api_bench.py: the rate limiter stays on, its limit above what the
+    # command clients reach (they play as fast as they can with a few tokens).
+    env["TABLETOP_RATE_LIMIT_PER_MINUTE"] = str(RATE_LIMIT)
     argv = [sys.executable, "-m", "service.cli", "serve", "--bind", f"127.0.0.1:{port}"]
     argv += ["--workers", str(workers), "--worker-class", worker_class]
     process = subprocess.Popen(argv, env=env, cwd=ROOT, process_group=0, stderr=subprocess.DEVNULL)

@@ -71,18 +71,25 @@ def event_stream(
     head = store.head(game_id)
     if head.finished and after >= head.version:
         return
+    read = True  # whether the stream may hold events after ``after`` that were not read
     while (remaining := deadline - clock()) > 0:
         idle_s = min(heartbeat_s, remaining)
         if wait is None:
             block_ms = max(1, int(idle_s * 1000))
             batch = store.tail(game_id, after, viewer, block_ms=block_ms, count=BATCH)
         else:
-            batch = store.tail(game_id, after, viewer, block_ms=0, count=BATCH)
-            if not batch and wait(game_id, after, idle_s):
-                continue  # something was appended: read it (a spurious wake-up reads none)
+            batch = store.tail(game_id, after, viewer, block_ms=0, count=BATCH) if read else []
+            if not batch:
+                # Parked: True when something was appended (or spuriously, e.g. after a
+                # Redis error: the next read finds none). False is reliable (the hub
+                # reads with explicit ids), so a quiet heartbeat costs no Redis read.
+                read = wait(game_id, after, idle_s)
+                if read:
+                    continue
         if not batch:
             yield ": heartbeat\n\n"
             continue
+        read = True  # a full batch may leave more behind
         for envelope in batch:
             yield format_event(envelope)
         after = batch[-1].version
