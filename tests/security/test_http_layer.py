@@ -11,7 +11,6 @@ import pytest
 from support.http_games import HttpApi, create_game, seat_everyone
 from support.live_server import LiveServer
 
-from conftest import ADMIN_TOKEN
 from rawhttp import RawAnswer, exchange
 
 SECURITY_HEADERS = {
@@ -106,7 +105,8 @@ def test_docs_page_still_renders_under_its_policy(api: HttpApi) -> None:
     assert "<style>" in reply.body
 
 
-def test_metrics_need_the_admin_token(api: HttpApi) -> None:
+def test_metrics_need_the_admin_token(api: HttpApi, secure_server: LiveServer) -> None:
+    admin_token = secure_server.env["TABLETOP_ADMIN_TOKEN"]
     game_id = create_game(api, "schlitzohr", 2)
     seat_token = seat_everyone(api, game_id, 2)[0]
     anonymous = api.call("GET", "/metrics")
@@ -114,6 +114,13 @@ def test_metrics_need_the_admin_token(api: HttpApi) -> None:
     assert "tabletop_" not in str(anonymous.body)
     as_seat = api.call("GET", "/metrics", token=seat_token)
     assert as_seat.status == 403 and as_seat.body["code"] == "forbidden"
-    as_admin = api.call("GET", "/metrics", token=ADMIN_TOKEN)
+    as_admin = api.call("GET", "/metrics", token=admin_token)
     assert as_admin.status == 200 and "tabletop_http_requests_total" in as_admin.body
     assert_hardened(as_admin.headers)
+
+
+def test_workers_patch_before_the_app_is_imported(secure_server: LiveServer) -> None:
+    """gevent warns when it patches after modules took unpatched references (ssl, via
+    redis-py): the master imports nothing of the app, so no worker may warn."""
+    assert secure_server.process is not None and secure_server.process.poll() is None
+    assert "MonkeyPatchWarning" not in secure_server.log_text()
