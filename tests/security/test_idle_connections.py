@@ -245,3 +245,25 @@ def test_per_client_stream_cap_answers_429(start_server) -> None:  # type: ignor
                     break
             assert time.monotonic() < deadline, "slots of closed streams were never freed"
             time.sleep(0.5)
+
+
+def test_the_server_raises_its_open_file_limit_to_the_hard_limit(start_server) -> None:  # type: ignore[no-untyped-def]
+    """Every idle stream is a descriptor: a server started under a low soft limit (as
+    many systems set 1024) raises it to the hard limit for itself and its workers."""
+    import resource
+
+    import psutil
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    low = min(1024, hard)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (low, hard))
+    try:
+        with start_server() as server:  # inherits the low soft limit
+            assert server.process is not None
+            master = psutil.Process(server.process.pid)
+            processes = [master, *master.children(recursive=True)]
+            assert len(processes) >= 3  # the master and its two workers
+            for process in processes:
+                assert process.rlimit(psutil.RLIMIT_NOFILE) == (hard, hard)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
