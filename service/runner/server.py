@@ -18,7 +18,9 @@ What these workers add to gunicorn's:
   keep-alive handling and no such bound).
 - **Body timeout** (``TABLETOP_BODY_TIMEOUT_S``): reading the request body (any number
   of reads) must finish within that many seconds of the first read, else the read
-  fails with 408 ``request_timeout`` (problem+json) and the connection is closed.
+  fails with 408 ``request_timeout`` (problem+json) and the connection is closed
+  (gevent workers; under gthread only each socket read is bounded, so a client that
+  trickles bytes can stretch it).
 - **problem+json for what the server itself refuses** (bad request line, header too
   large, bad chunking, ...): gunicorn writes HTML there; here the same status with a
   problem body and a stable ``code`` (``http_<status>``-style codes listed in
@@ -225,7 +227,7 @@ class _DeadlineInput:
         if remaining <= 0:
             self._expire()
         try:
-            return _bounded(remaining, getattr(self._body, method), *args)
+            return _bounded(remaining, getattr(self._body, method), *args, sock=self._sock)
         except _Expired:
             self._expire()
         except _BAD_BODY as error:
@@ -280,23 +282,37 @@ class _Expired(Exception):
     pass
 
 
-def _bounded(seconds: float, call: Callable[..., Any], *args: Any) -> Any:
-    """``call(*args)``, cut off after ``seconds``: a gevent Timeout under gevent (covers
-    every socket read inside ``call``), otherwise only the end is checked (gthread)."""
-    try:
-        import gevent
+_gevent: Any = None
+"""The gevent module if this process's sockets are gevent's, else False (set on first use,
+i.e. during a request, after a gevent worker has patched)."""
+
+
+def _bounded(seconds: float, call: Callable[..., Any], *args: Any, sock: Any = None) -> Any:
+    """``call(*args)``, cut off after ``seconds`` (:class:`_Expired`). Under gevent a
+    Timeout covers every socket read inside ``call``; otherwise (gthread) each read of
+    ``sock`` is bounded by ``seconds`` instead, and the caller checks the total."""
+    global _gevent
+    if _gevent is None:
         from gevent import monkey
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        gevent = None
-    if gevent is not None and monkey.is_module_patched("socket"):
-        timer = gevent.Timeout(seconds, _Expired)
+
+        _gevent = __import__("gevent") if monkey.is_module_patched("socket") else False
+    if _gevent:
+        timer = _gevent.Timeout(seconds, _Expired)
         timer.start()
         try:
             return call(*args)
         finally:
             timer.close()
-    result = call(*args)
-    return result
+    if sock is None:
+        return call(*args)
+    previous = sock.gettimeout()
+    sock.settimeout(seconds)
+    try:
+        return call(*args)
+    except TimeoutError:
+        raise _Expired() from None
+    finally:
+        sock.settimeout(previous)
 
 
 class ThreadWorker(_Hardened, _ThreadWorker):  # type: ignore[misc]
