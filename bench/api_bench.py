@@ -46,6 +46,7 @@ from events.redis_server import RedisServer, free_port
 from service.app.application import NoNotifier
 from service.bootstrap import build
 from service.cli.serve import default_workers
+from service.runner.gunicorn import WORKER_CLASSES
 from service.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -209,7 +210,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=default_workers(),
         help="gunicorn workers of each server (default: what tabletop serve starts)",
     )
-    add("--worker-class", choices=("sync", "gthread"), default="sync")
+    add("--worker-class", choices=tuple(WORKER_CLASSES), default="gevent")
     add("--connections", type=int, default=8, help="concurrent clients (one wrk thread each)")
     add("--duration", type=int, default=10, help="seconds of load per run")
     add("--rounds", type=int, default=3, help="runs per endpoint, alternating")

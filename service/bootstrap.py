@@ -17,6 +17,7 @@ from events.recent import RecentAppends
 from events.redis_store import RedisEventStore
 from service.app.application import Application, Notifier
 from service.app.open_games import OpenGames
+from service.runner import shared
 from service.settings import Settings
 
 
@@ -30,17 +31,12 @@ class Services:
     app: Application
 
 
-_shared_recent: RecentAppends | None = None
-"""The board of recent appends this process shares with its siblings (see
-:func:`share_recent_appends`); None outside a multi-process server."""
-
-
 def share_recent_appends(board: RecentAppends | None) -> None:
     """Make ``board`` the one :func:`build` gives its store. Call it in a server's parent
     process before it forks the workers that share the board (gunicorn's ``on_starting``
-    hook in ``service.http.gunicorn_config`` does)."""
-    global _shared_recent
-    _shared_recent = board
+    hook in ``service.runner.gunicorn_config`` sets ``service.runner.shared`` itself,
+    without importing this module)."""
+    shared.recent_appends = board
 
 
 def redis_client(url: str) -> Any:
@@ -73,7 +69,7 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
     settings = settings or Settings.from_env()
     client = client if client is not None else redis_client(settings.redis_url)
     feed_shards = None if notifier is not None or isinstance(client, RedisCluster) else shards_from_env()
-    recent = _shared_recent if settings.recent_appends > 0 else None
+    recent = shared.recent_appends if settings.recent_appends > 0 else None
     store = RedisEventStore(
         client,
         prefix=settings.key_prefix,

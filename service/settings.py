@@ -69,6 +69,25 @@ class Settings:
     """Idle time after which an event stream sends a comment line, so proxies keep it open
     and a vanished client is noticed."""
 
+    streams_per_client: int = 16
+    """Event streams and long polls one client may hold open at once in one API worker
+    process (429 ``too_many_streams`` above; a client is a verified seat, else its
+    address); 0 = no cap."""
+
+    streams_per_process: int = 3000
+    """Event streams and long polls one API worker process holds at most (503
+    ``server_busy`` above), below its connection budget so that commands and health
+    probes always find room; 0 = no cap."""
+
+    header_timeout_s: float = 5.0
+    """A connection must deliver its request line and headers within this many seconds
+    (also the longest idle time between two requests on a kept-alive connection); slower
+    clients are disconnected (gevent workers)."""
+
+    body_timeout_s: float = 10.0
+    """A request body must arrive within this many seconds of the handler starting to
+    read it; slower clients get 408 ``request_timeout`` and are disconnected."""
+
     trusted_proxies: int = 0
     """Reverse proxies in front of the API whose ``X-Forwarded-For`` is trusted (the rate
     limits key clients without a verified token by their IP); 0 = use the peer address."""

@@ -1,8 +1,10 @@
 """``tabletop serve``: the HTTP API under gunicorn.
 
-The default worker class is ``gthread``: long polls (``wait=``) and event streams
-hold a request open for up to ``TABLETOP_LONG_POLL_MAX_S``, which would block a whole
-``sync`` worker. ``sync`` is there for benchmarks and plain request/response loads.
+The default worker class is ``gevent`` (``service.runner.server``): long polls
+(``wait=``) and event streams hold a request open for up to ``TABLETOP_SSE_MAX_S``,
+and under gevent an idle one costs no thread. ``gthread`` is the old model (one thread
+per open request, ``--threads``); ``sync`` is there for benchmarks and plain
+request/response loads (a long poll would block a whole ``sync`` worker).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import argparse
 import os
 from typing import Any
 
-from service.runner.gunicorn import API_FACTORY, ServerOptions, serve
+from service.runner.gunicorn import API_FACTORY, WORKER_CLASSES, ServerOptions, exec_serve
 from service.settings import Settings
 
 
@@ -19,7 +21,7 @@ def add_parser(sub: Any) -> None:
     p = sub.add_parser("serve", help="run the HTTP API under gunicorn")
     p.add_argument("--bind", default="127.0.0.1:8000", help="host:port to listen on")
     p.add_argument("--workers", type=int, default=default_workers(), help="worker processes")
-    p.add_argument("--worker-class", choices=("sync", "gthread"), default="gthread")
+    p.add_argument("--worker-class", choices=tuple(WORKER_CLASSES), default="gevent")
     p.add_argument(
         "--threads",
         type=int,
@@ -42,5 +44,7 @@ def run(args: argparse.Namespace) -> int:
     options = ServerOptions(
         args.bind, args.workers, args.worker_class, args.threads, args.access_log
     )
-    serve(options, args.app)
-    return 0
+    # A fresh interpreter (same pid): this one has imported redis-py and more, which
+    # gevent workers must not inherit unpatched (service.runner.server).
+    exec_serve(options, args.app)
+    return 0  # not reached

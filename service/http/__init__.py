@@ -36,6 +36,8 @@ from service.http import (
     players,
     problems,
     ratelimit,
+    security,
+    waits,
 )
 from service.settings import Settings
 
@@ -75,6 +77,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     metrics.register(app)  # first: the timer starts before any other hook can refuse
     ratelimit.register(app, ratelimit.limiters(services.redis, services.store.prefix, settings))
     problems.register(app)
+    security.register(app)
+    waits.install(app, services)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
     return app

@@ -13,7 +13,7 @@ import re
 
 from flask import Blueprint, Response, request
 
-from service.http import auth, body, context, games, schemas, sse
+from service.http import auth, body, context, games, schemas, sse, waits
 from service.http.problems import Problem
 from service.http.responses import json_response
 
@@ -44,16 +44,25 @@ def stream(game_id: str) -> Response:
     viewer = auth.history_viewer(game_id)
     context.queries().view(game_id, None)  # 404 for an unknown game, before the stream starts
     settings = context.settings()
-    text = sse.event_stream(
-        context.services().store,
-        game_id,
-        viewer,
-        after,
-        settings.sse_max_s,
-        settings.sse_heartbeat_s,
-    )
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(text, mimetype="text/event-stream", headers=headers)
+    hold = waits.current()
+    client = waits.client_key(game_id, viewer)
+    hold.slots.acquire(client)  # 429 / 503 over a cap, before the stream starts
+    try:
+        text = sse.event_stream(
+            context.services().store,
+            game_id,
+            viewer,
+            after,
+            settings.sse_max_s,
+            settings.sse_heartbeat_s,
+            wait=hold.hub.wait if hold.hub is not None else None,
+        )
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        stream_body = waits.Held(text, lambda: hold.slots.release(client))
+    except BaseException:
+        hold.slots.release(client)
+        raise
+    return Response(stream_body, mimetype="text/event-stream", headers=headers)
 
 
 def _resume_point(after: int | None) -> int:

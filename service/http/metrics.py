@@ -3,7 +3,7 @@
 Under gunicorn with several worker processes, set ``PROMETHEUS_MULTIPROC_DIR`` to an
 empty, writable directory in the environment of the gunicorn master *before it
 starts* (prometheus_client decides at import time where values live), and load
-``service.http.gunicorn_config`` so that a dead worker's files are marked dead.
+``service.runner.gunicorn_config`` so that a dead worker's files are marked dead.
 ``/metrics`` then aggregates every worker. Without the variable the process's own
 registry is served (one process, e.g. tests or ``flask run``).
 

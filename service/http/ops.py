@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
 
-from service.http import body, context, metrics, spec
+from service.http import auth, body, context, metrics, spec
+from service.app.errors import Forbidden, Unauthenticated
 from service.http.problems import Problem
 from service.http.responses import json_response
 
@@ -35,6 +36,15 @@ def readyz() -> Response:
 
 @bp.get("/metrics")
 def prometheus() -> Response:
+    """Prometheus metrics, for the operator only: the admin token (401 without a token,
+    403 with another; 403 too when no admin token is configured). They describe every
+    game's traffic and are costly to compute under several workers."""
+    body.no_query()
+    token = auth.bearer_token()
+    if token is None:
+        raise Unauthenticated("the metrics need the admin token (Authorization: Bearer <token>)")
+    if not auth.is_admin(token):
+        raise Forbidden("the metrics need the admin token")
     return metrics.exposition()
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions
+from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions, waits
 from service.http.problems import Problem
 from service.http.responses import json_response, json_text_response
 
@@ -39,7 +39,7 @@ def view(game_id: str) -> Response:
         after = query.get("after", versions.if_none_match_version())
         after = document["version"] if after is None else after
         if wait > 0 and document["version"] <= after:
-            context.queries().wait_for(game_id, after, wait)
+            _long_poll(game_id, seat, after, wait)
             document = context.queries().view(game_id, seat)
     return _conditional(document)
 
@@ -64,6 +64,22 @@ def submit(game_id: str) -> Response:
     # The outcome's one encoding (sorted keys: a retry's answer, rebuilt from the stored
     # events, is then the very same bytes; see service.app.retries).
     return json_text_response(outcome.text, headers=versions.version_headers(document["version"]))
+
+
+def _long_poll(game_id: str, seat: int | None, after: int, wait_s: float) -> None:
+    """Wait up to ``wait_s`` for a version after ``after``: parked on the process's stream
+    hub (no Redis connection, no worker thread under gevent), counted against the
+    caller's wait slots (429 ``too_many_streams`` / 503 ``server_busy`` over a cap)."""
+    hold = waits.current()
+    client = waits.client_key(game_id, seat)
+    hold.slots.acquire(client)
+    try:
+        if hold.hub is None:
+            context.queries().wait_for(game_id, after, wait_s)
+        else:
+            hold.hub.wait(game_id, after, wait_s)
+    finally:
+        hold.slots.release(client)
 
 
 def _conditional(document: dict[str, object]) -> Response:

@@ -49,6 +49,7 @@ STATUS_OF: Mapping[type[app_errors.AppError], int] = {
 
 HTTP_CODES: Mapping[int, str] = {
     400: "bad_request",
+    408: "request_timeout",
     404: "not_found",
     405: "method_not_allowed",
     413: "body_too_large",

@@ -19,8 +19,11 @@ Guarantees:
   a comment line every ``heartbeat_s`` so proxies keep the connection and a gone
   client is noticed (the next write fails and the generator is closed).
 
-Each open stream holds one worker thread and one Redis connection blocked in
-``XREAD BLOCK``: run the API with a threaded worker class (gunicorn ``gthread``).
+Waiting: with ``wait`` given (the process's :class:`service.http.waits.StreamHub`), an
+idle stream holds no Redis connection: it reads without blocking and parks on the hub
+until its game moves on. Without it, each open stream holds a Redis connection blocked
+in ``XREAD BLOCK`` (a Redis Cluster, unit tests). Under gevent workers (the default,
+``service.runner.server``) a parked stream costs no worker thread either.
 """
 
 from __future__ import annotations
@@ -57,19 +60,36 @@ def event_stream(
     max_s: float,
     heartbeat_s: float,
     clock: Callable[[], float] = time.monotonic,
+    wait: Callable[[str, int, float], bool] | None = None,
 ) -> Iterator[str]:
-    """The SSE text of ``game_id``'s events after version ``after`` for ``viewer``."""
+    """The SSE text of ``game_id``'s events after version ``after`` for ``viewer``.
+
+    ``wait(game_id, after, timeout_s)``: parks until the stream may hold an entry after
+    ``after`` (True) or the timeout passes (False); None: block in ``XREAD`` instead."""
     deadline = clock() + max_s
     yield f"retry: {RETRY_MS}\n\n"
     head = store.head(game_id)
     if head.finished and after >= head.version:
         return
+    read = True  # whether the stream may hold events after ``after`` that were not read
     while (remaining := deadline - clock()) > 0:
-        block_ms = max(1, int(min(heartbeat_s, remaining) * 1000))
-        batch = store.tail(game_id, after, viewer, block_ms=block_ms, count=BATCH)
+        idle_s = min(heartbeat_s, remaining)
+        if wait is None:
+            block_ms = max(1, int(idle_s * 1000))
+            batch = store.tail(game_id, after, viewer, block_ms=block_ms, count=BATCH)
+        else:
+            batch = store.tail(game_id, after, viewer, block_ms=0, count=BATCH) if read else []
+            if not batch:
+                # Parked: True when something was appended (or spuriously, e.g. after a
+                # Redis error: the next read finds none). False is reliable (the hub
+                # reads with explicit ids), so a quiet heartbeat costs no Redis read.
+                read = wait(game_id, after, idle_s)
+                if read:
+                    continue
         if not batch:
             yield ": heartbeat\n\n"
             continue
+        read = True  # a full batch may leave more behind
         for envelope in batch:
             yield format_event(envelope)
         after = batch[-1].version

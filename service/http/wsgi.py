@@ -1,4 +1,4 @@
-"""The WSGI entry point: ``gunicorn -c python:service.http.gunicorn_config service.http.wsgi:app``.
+"""The WSGI entry point: ``gunicorn -c python:service.runner.gunicorn_config service.http.wsgi:app``.
 
 Settings come from ``TABLETOP_*`` environment variables (``service.settings``).
 """

@@ -4,8 +4,13 @@
 bare endpoint and the real API run under exactly the same server settings.
 
 The settings start from the API's own gunicorn config module
-(``service.http.gunicorn_config``: thread count, timeouts, the metrics hook), and the
-operator's choices (:class:`ServerOptions`) override them.
+(``service.runner.gunicorn_config``: worker class, connections, timeouts, the metrics
+hook), and the operator's choices (:class:`ServerOptions`) override them.
+
+The master imports nothing of the app (gevent workers must patch before the app is
+imported: ``service.runner.server``), so ``tabletop serve`` -- whose command line has
+imported much already -- replaces itself with a fresh interpreter running
+:func:`main` here (``python -m service.runner.gunicorn``), same process id.
 
 Metrics: under several worker processes ``prometheus_client`` needs
 ``PROMETHEUS_MULTIPROC_DIR`` set *before* the workers import it. :func:`serve` points
@@ -15,8 +20,11 @@ directory on exit (the config module's ``child_exit`` marks dead workers' files)
 
 from __future__ import annotations
 
+import argparse
 import importlib
+import importlib.util
 import os
+import sys
 import shutil
 import tempfile
 from collections.abc import Callable, Mapping
@@ -31,7 +39,7 @@ MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 API_FACTORY = "service.http:create_app"
 """The tabletop API's app factory, called without arguments in each worker."""
 
-CONFIG_MODULE = "service.http.gunicorn_config"
+CONFIG_MODULE = "service.runner.gunicorn_config"
 """Gunicorn settings the API needs, as a module of ``name = value`` lines."""
 
 
@@ -41,9 +49,29 @@ class ServerOptions:
 
     bind: str = "127.0.0.1:8000"
     workers: int = 2
-    worker_class: str = "gthread"
+    worker_class: str = "gevent"
     threads: int | None = None
     access_log: bool = False
+
+
+WORKER_CLASSES = {
+    "gevent": "service.runner.server.GeventWorker",
+    "gthread": "service.runner.server.ThreadWorker",
+    "sync": "sync",
+}
+"""``tabletop serve --worker-class`` names -> gunicorn worker classes. gevent: the API's
+default (idle streams cost no thread, see ``service.runner.server``); gthread: the old
+thread-per-request model; sync: plain request/response loads (no long polls)."""
+
+
+def check_factory(path: str) -> None:
+    """ValueError unless ``path`` is ``module:function`` naming a module that exists
+    (without importing it: the master stays free of the app)."""
+    module, _, name = path.partition(":")
+    if not module or not name:
+        raise ValueError(f"an app factory is module:function, got {path!r}")
+    if importlib.util.find_spec(module) is None:
+        raise ValueError(f"no module {module!r} (app factory {path!r})")
 
 
 def load_factory(path: str) -> Callable[[], Any]:
@@ -86,7 +114,7 @@ def gunicorn_settings(options: ServerOptions) -> dict[str, Any]:
     settings.update(
         bind=[options.bind],
         workers=options.workers,
-        worker_class=options.worker_class,
+        worker_class=WORKER_CLASSES.get(options.worker_class, options.worker_class),
         accesslog="-" if options.access_log else None,
         errorlog="-",
         proc_name="tabletop-api",
@@ -113,8 +141,45 @@ def serve(options: ServerOptions, factory: str = API_FACTORY) -> None:
         own_dir = tempfile.mkdtemp(prefix="tabletop-metrics-")
         os.environ[MULTIPROC_ENV] = own_dir
     try:
-        load_factory(factory)  # fail here, once, rather than in every worker
+        check_factory(factory)  # fail here, once, rather than in every worker
         EmbeddedGunicorn(factory, gunicorn_settings(options)).run()
     finally:
         if own_dir is not None:
             shutil.rmtree(own_dir, ignore_errors=True)
+
+
+def argv(options: ServerOptions, factory: str = API_FACTORY) -> list[str]:
+    """The command line of :func:`main` for ``options``."""
+    args = ["--bind", options.bind, "--workers", str(options.workers)]
+    args += ["--worker-class", options.worker_class, "--app", factory]
+    if options.threads is not None:
+        args += ["--threads", str(options.threads)]
+    if options.access_log:
+        args.append("--access-log")
+    return args
+
+
+def exec_serve(options: ServerOptions, factory: str = API_FACTORY) -> None:
+    """Replace this process with a fresh interpreter that runs :func:`serve` (never returns)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    command = [sys.executable, "-m", "service.runner.gunicorn", *argv(options, factory)]
+    os.execv(sys.executable, command)
+
+
+def main(args: list[str] | None = None) -> None:
+    """``python -m service.runner.gunicorn --bind ... --workers ... --worker-class ...``."""
+    parser = argparse.ArgumentParser(prog="service.runner.gunicorn")
+    parser.add_argument("--bind", default=ServerOptions.bind)
+    parser.add_argument("--workers", type=int, default=ServerOptions.workers)
+    parser.add_argument("--worker-class", choices=tuple(WORKER_CLASSES), default="gevent")
+    parser.add_argument("--threads", type=int)
+    parser.add_argument("--access-log", action="store_true")
+    parser.add_argument("--app", default=API_FACTORY)
+    ns = parser.parse_args(args)
+    options = ServerOptions(ns.bind, ns.workers, ns.worker_class, ns.threads, ns.access_log)
+    serve(options, ns.app)
+
+
+if __name__ == "__main__":
+    main()

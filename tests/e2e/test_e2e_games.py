@@ -11,6 +11,7 @@ import requests
 from support.contract import ContractSession
 from support.http_games import HttpApi, create_game, play_randomly, seat_everyone
 from support.live_server import LiveServer
+
 from support.sse import events
 
 from engine.registry import game_names, get_game
@@ -130,8 +131,12 @@ def test_metrics_add_up_over_worker_processes(http_api: HttpApi) -> None:
     assert _commands_counted(http_api) - before == 6
 
 
+_ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef"
+"""As in tests/e2e/conftest.py (conftest modules are not importable by name here)."""
+
+
 def _commands_counted(api: HttpApi) -> float:
-    text = api.call("GET", "/metrics").body
+    text = api.call("GET", "/metrics", token=_ADMIN_TOKEN).body
     lines = [
         line
         for line in text.splitlines()

@@ -121,10 +121,11 @@ def test_the_gunicorn_master_shares_a_board_that_build_hands_to_the_store(
 ) -> None:
     from service import bootstrap
     from service.app.application import NoNotifier
-    from service.http import gunicorn_config
+    from service.runner import gunicorn_config
+    from service.runner import shared as shared_state
     from service.settings import Settings
 
-    monkeypatch.setattr(bootstrap, "_shared_recent", None)
+    monkeypatch.setattr(shared_state, "recent_appends", None)
     monkeypatch.setenv("TABLETOP_RECENT_APPENDS", slots)
     gunicorn_config.on_starting(GunicornMaster(workers))
     settings = Settings.from_env()

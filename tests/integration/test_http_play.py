@@ -281,7 +281,9 @@ def test_probes_metrics_contract_and_docs(api: FlaskApi) -> None:
         token=tokens[0],
         body={"command": {"kind": "roll"}, "expected_version": 1},
     )
-    metrics = api.call("GET", "/metrics").body
+    assert api.call("GET", "/metrics").status == 401  # the operator's only
+    assert api.call("GET", "/metrics", token=tokens[0]).status == 403
+    metrics = api.call("GET", "/metrics", token=ADMIN_TOKEN).body
     assert 'tabletop_rule_violations_total{code="not_your_turn"}' in metrics
     assert "tabletop_version_conflicts_total" in metrics
     assert (

@@ -1,4 +1,4 @@
-"""A live API server for e2e tests: gunicorn (gthread, two workers) on a free local port.
+"""A live API server for e2e tests: gunicorn (the shipped gevent workers, two) on a free local port.
 
 Configured like a deployment, through ``TABLETOP_*`` variables (``support.processes``):
 the session's Redis, a key prefix and an RQ queue of its own, and metrics in
@@ -55,13 +55,11 @@ class LiveServer:
                     "-m",
                     "gunicorn",
                     "-c",
-                    "python:service.http.gunicorn_config",
+                    "python:service.runner.gunicorn_config",
                     "--bind",
                     f"127.0.0.1:{port}",
                     "--workers",
                     "2",
-                    "--threads",
-                    "8",
                     "--log-level",
                     "warning",
                     "service.http.wsgi:app",
@@ -85,7 +83,10 @@ class LiveServer:
                 if requests.get(self.url + "/readyz", timeout=1).status_code == 200:
                     return True
             except (requests.ConnectionError, requests.Timeout):
-                pass  # not up yet, or slow to answer on a loaded machine: ask again
+                # Workers import the app after the fork (gevent patches first), so the
+                # first request may wait in the listen queue while they boot; or
+                # a loaded machine is slow to answer: ask again.
+                pass
             time.sleep(0.05)
         return False
 

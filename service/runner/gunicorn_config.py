@@ -1,0 +1,73 @@
+"""Gunicorn settings the API needs; load with ``gunicorn -c python:service.runner.gunicorn_config``.
+
+This module and everything the master imports stay free of the app (Flask, redis-py,
+...): gevent workers patch the standard library first thing after the fork, and only
+then import the app, so no module holds an unpatched socket, lock or ssl reference.
+
+- gevent workers (``service.runner.server.GeventWorker``): every connection is a
+  greenlet; an idle SSE stream or long poll is parked on the process's stream hub and
+  holds no thread and no Redis connection (``service.http.waits``). Header and body
+  timeouts, problem+json for the server's own rejections, no ``Server`` banner
+  (``service.runner.server``). ``tabletop serve --worker-class gthread`` gives the old
+  thread-per-request model (``threads`` below), for comparison.
+- ``on_starting`` makes the board of recent appends (``events.recent``) in the master,
+  before the workers fork, so that they all share it (``TABLETOP_RECENT_APPENDS``).
+- With ``PROMETHEUS_MULTIPROC_DIR`` set (an empty writable directory, in the
+  environment of the master before it starts), every worker writes its metrics
+  there and ``/metrics`` sums them; ``child_exit`` marks a dead worker's gauges dead.
+
+Command-line options (``--bind``, ``--workers``, ``--threads``) override these.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+worker_class = "service.runner.server.GeventWorker"
+
+worker_connections = 4096
+"""Connections one gevent worker serves at once (above ``TABLETOP_STREAMS_PER_PROCESS``,
+so that streams and long polls leave room for commands and health probes)."""
+
+threads = 16
+"""Threads per worker under ``gthread`` only: the most concurrent requests it holds."""
+
+timeout = 120
+"""Seconds a worker may stay silent; above ``sse_max_s`` and ``long_poll_max_s``."""
+
+keepalive = 5
+"""Non-zero, or gunicorn's gevent worker skips the per-request header timeout
+(``service.runner.server``: ``TABLETOP_HEADER_TIMEOUT_S`` replaces its value there)."""
+
+graceful_timeout = 10
+"""Seconds a stopping worker lets open requests finish. Streams and long polls are
+cut after it (clients resume with ``Last-Event-ID`` / poll again); commands take
+milliseconds."""
+
+control_socket_disable = True
+"""gunicorn >= 25.1 opens a control socket at one per-user path; two servers of one user
+(tests, a bench beside a server) would take it from each other. Older versions ignore it."""
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """Tell prometheus_client a worker is gone (multiprocess mode only)."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+def on_starting(server: Any) -> None:
+    """Raise the open-file limit (inherited by the workers); share a board of recent
+    appends between the workers (more than one, and not switched off): made here, in
+    the master, so every worker forked later maps it (``service.runner.shared``)."""
+    from events.recent import RecentAppends
+    from service.runner import shared
+    from service.runner.server import raise_open_file_limit
+    from service.settings import Settings
+
+    raise_open_file_limit()
+    slots = Settings.from_env().recent_appends
+    if slots > 0 and server.cfg.workers > 1:
+        shared.recent_appends = RecentAppends.create(slots)
