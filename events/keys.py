@@ -61,8 +61,8 @@ Stream hubs (``service/http/waits.py``, one per API worker process):
 
 ``<p>hub:<uuid>`` -- stream with a TTL
     The hub's private wake stream: a new waiter adds an entry so the hub's blocking
-    XREAD returns and includes its game. At most 8 entries; expires a few minutes
-    after its last wake-up, so a hub that died leaves nothing behind.
+    XREAD returns and includes its game. At most 8 entries; expires an hour after its
+    last wake-up, so a hub that died leaves nothing behind.
 
 RQ keeps its own keys under ``rq:`` (its queue, job hashes ``rq:job:bot-...``, registries);
 each deployment therefore needs its own ``TABLETOP_QUEUE_NAME`` when several share a database.
