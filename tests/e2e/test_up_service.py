@@ -128,4 +128,5 @@ def test_up_serves_plays_bot_games_and_stops_everything_on_ctrl_c(
 
 def _finished(game_url: str) -> dict[str, object] | None:
     view = requests.get(game_url, timeout=5).json()
-    return view if view["status"] == "finished" else None
+    # The seed reveal is a batch of its own right after GameEnded: wait for both.
+    return view if view["status"] == "finished" and view["seed"] else None

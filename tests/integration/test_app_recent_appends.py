@@ -63,7 +63,7 @@ def test_a_worker_catches_up_from_the_board_without_reading_redis(
         game_id, tokens = seat_people(observer, game)
         play(workers, observer, game_id, tokens, 2)  # each worker loads the game once
         before = [w.store.reads for w in workers]
-        play(workers, observer, game_id, tokens, 400)  # to the end: the seed reveal too
+        play(workers, observer, game_id, tokens, 5000)  # to the end: the seed reveal too
         grown[id(workers)] = [w.store.reads - b for w, b in zip(workers, before)]
         games[id(workers)] = game_id
     # Then the board brings each worker up to date; without it, every command reads Redis.
