@@ -15,41 +15,26 @@ Fixtures:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
 from support.http_games import HttpApi
 from support.live_server import LiveServer
-from support.redis import TestRedis, delete_prefix, unique_prefix
+from support.redis import TestRedis
+from support.security_servers import own_server
 
 import requests
 
-ADMIN_TOKEN = "security-admin-token-0123456789abcdef"
-
 SERVER_SETTINGS: dict[str, Any] = {
-    "admin_token": ADMIN_TOKEN,
     "sse_max_s": 3.0,
     "sse_heartbeat_s": 0.5,
     "long_poll_max_s": 1.0,
 }
 
 
-@contextmanager
-def _server(redis_target: TestRedis, **settings: Any) -> Iterator[LiveServer]:
-    prefix = unique_prefix()
-    server = LiveServer(redis_target.url, prefix, **{**SERVER_SETTINGS, **settings}).start()
-    try:
-        yield server
-    finally:
-        log = server.log_text()
-        server.stop()
-        client = redis_target.client()
-        delete_prefix(client, prefix)
-        delete_prefix(client, f"rq:queue:{server.queue}")
-        client.close()
-        # An attack may be refused, never answered with an unhandled error.
-        assert "Traceback" not in log, log[-3000:]
+def _server(redis_target: TestRedis, **settings: Any) -> AbstractContextManager[LiveServer]:
+    return own_server(redis_target, **{**SERVER_SETTINGS, **settings})
 
 
 @pytest.fixture(scope="session")

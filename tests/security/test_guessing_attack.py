@@ -53,7 +53,8 @@ import requests
 from support import sse
 from support.http_games import HttpApi, create_game, seat_everyone
 from support.live_server import LiveServer
-from support.redis import TestRedis, delete_prefix, unique_prefix
+from support.redis import TestRedis
+from support.security_servers import ADMIN_TOKEN, own_server
 
 from engine.abluxxen.cards import JOKER_JSON, NUMBERS
 from engine.model import Event
@@ -66,7 +67,6 @@ from events.envelope import Envelope
 from events.redaction import SPECTATOR, Viewer, redact
 from events.sealing import seal_v1
 
-ADMIN_TOKEN = "guessing-admin-token-0123456789abcdef"
 CARDS: list[Any] = [*NUMBERS, JOKER_JSON]
 GAMES = [("schlitzohr", 2), ("schlitzohr", 3), ("schlitzohr", 4), ("abluxxen", 2), ("abluxxen", 3)]
 PRIVATE_TYPES = {
@@ -180,20 +180,8 @@ def _compare_sse(api: HttpApi, played: PlayedGame, tokens: list[str | None], hea
 def server(redis_target: TestRedis) -> Iterator[LiveServer]:
     """A live server of this module's own, without a rate limit: the attack polls every
     viewer's event pages after every command."""
-    prefix = unique_prefix()
-    live = LiveServer(
-        redis_target.url, prefix, admin_token=ADMIN_TOKEN, rate_limit_per_minute=0
-    ).start()
-    try:
+    with own_server(redis_target, rate_limit_per_minute=0) as live:
         yield live
-    finally:
-        log = live.log_text()
-        live.stop()
-        client = redis_target.client()
-        delete_prefix(client, prefix)
-        delete_prefix(client, f"rq:queue:{live.queue}")
-        client.close()
-        assert "Traceback" not in log, log[-3000:]
 
 
 @pytest.fixture(scope="module")

@@ -30,7 +30,7 @@ SERVER_KEYS = ("seed-revealed", "bot:{game}:{version}:{seat}", "bot:{seat}:{vers
 @pytest.fixture(scope="module")
 def quiet_server(redis_target: TestRedis) -> Iterator[LiveServer]:
     """Whole games from one address: a server of this module's own, rate limit off."""
-    with own_server(redis_target) as server:
+    with own_server(redis_target, rate_limit_per_minute=0) as server:
         yield server
 
 

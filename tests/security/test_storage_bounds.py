@@ -42,6 +42,7 @@ def bounded_server(redis_target: TestRedis) -> Iterator[LiveServer]:
     """Short open-game TTL, a short record TTL, a fast sweeper."""
     with own_server(
         redis_target,
+        rate_limit_per_minute=0,
         open_game_ttl_s=OPEN_TTL_S,
         max_open_games_per_client=0,
         idempotency_ttl_s=600,
@@ -118,7 +119,7 @@ def _listed(api: HttpApi, status: str) -> set[str]:
 
 
 def test_a_client_may_hold_only_so_many_open_games(redis_target: TestRedis) -> None:
-    with own_server(redis_target, max_open_games_per_client=3) as server, requests.Session() as s:
+    with own_server(redis_target, rate_limit_per_minute=0, max_open_games_per_client=3) as server, requests.Session() as s:
         _cap_holds(HttpApi(s, server.url), server)
 
 

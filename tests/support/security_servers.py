@@ -1,9 +1,10 @@
 """A live server of its own for a security test module (``tests/security``).
 
-Like the conftest's ``start_server``, but meant for module-scoped fixtures: a test
-module that plays whole games (hundreds of requests from one address) uses a server
-with the settings it needs -- the rate limit off, short TTLs -- so it neither trips
-over nor eats up the shared server's limits.
+The one way ``tests/security`` starts servers: the conftest's ``secure_server`` and
+``start_server`` use it, and so do module-scoped fixtures of test modules that play
+whole games (hundreds of requests from one address) and need other settings -- the
+rate limit off, short TTLs -- so they neither trip over nor eat up the shared
+server's limits.
 """
 
 from __future__ import annotations
@@ -23,8 +24,7 @@ def own_server(redis_target: TestRedis, **settings: Any) -> Iterator[LiveServer]
     """A live server with ``settings`` (``TABLETOP_*`` names in lower case), its keys
     deleted and its log checked for tracebacks afterwards."""
     prefix = unique_prefix()
-    defaults = {"admin_token": ADMIN_TOKEN, "rate_limit_per_minute": 0}
-    server = LiveServer(redis_target.url, prefix, **{**defaults, **settings}).start()
+    server = LiveServer(redis_target.url, prefix, **{"admin_token": ADMIN_TOKEN, **settings}).start()
     try:
         yield server
     finally:
@@ -34,4 +34,5 @@ def own_server(redis_target: TestRedis, **settings: Any) -> Iterator[LiveServer]
         delete_prefix(client, prefix)
         delete_prefix(client, f"rq:queue:{server.queue}")
         client.close()
+        # An attack may be refused, never answered with an unhandled error.
         assert "Traceback" not in log, log[-3000:]
