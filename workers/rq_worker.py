@@ -95,6 +95,15 @@ class OutageProofMixin:
         # failure handling) leaves it for _recover() to hand over once Redis answers.
         self._in_flight = None
 
+    def request_stop(self, signum: Any, frame: Any) -> None:
+        # RQ raises StopRequested for a stop while idle without setting _stop_requested;
+        # remember it, or work() would take the ended loop for a crash and resume.
+        self._stop_requested = True
+        try:
+            super().request_stop(signum, frame)  # type: ignore[misc]
+        except CONNECTION_ERRORS:
+            pass  # RQ notes the request in Redis; during an outage the flag must do
+
     @property
     def current_job_id(self) -> str | None:
         flight = self._in_flight

@@ -170,8 +170,8 @@ def job_state(client: Any, key_prefix: str, job_id: str, now: float) -> tuple[st
         overdue = now - due.timestamp() > RECOVER_AFTER_S
         return (DEAD if overdue else PENDING_STATE), job
     if status == JobStatus.STARTED:
-        alive = job.worker_name and read_heartbeat(client, key_prefix, job.worker_name)
-        return (RUNNING_STATE if alive else DEAD), job
+        beat = read_heartbeat(client, key_prefix, job.worker_name) if job.worker_name else None
+        return (DEAD if beat is None else RUNNING_STATE), job
     return DEAD, job  # failed, stopped, canceled, finished: nothing will run it again
 
 
