@@ -122,7 +122,8 @@ class OutageProofMixin:
                 except StopRequested:
                     break
                 except Exception:
-                    log.exception("worker %s: its loop broke", self.name)  # type: ignore[attr-defined]
+                    name = self.name  # type: ignore[attr-defined]
+                    log.exception("worker %s: its loop broke", name)
                 if burst or self._stop_requested:  # type: ignore[attr-defined]
                     break
                 if not self._recover():
@@ -145,7 +146,9 @@ class OutageProofMixin:
             except StopRequested:
                 return False
             except CONNECTION_ERRORS as exc:
-                log.warning("worker %s: Redis unreachable (%s); retrying in %.2f s", name, exc, wait)
+                log.warning(
+                    "worker %s: Redis unreachable (%s); retrying in %.2f s", name, exc, wait
+                )
                 try:
                     time.sleep(wait)
                 except StopRequested:
@@ -162,7 +165,9 @@ class OutageProofMixin:
                 self._in_flight = None
                 job.refresh()
                 if job.get_status(refresh=False) == JobStatus.STARTED:
-                    log.warning("worker %s: job %s was cut off by the outage; retrying it", name, job.id)
+                    log.warning(
+                        "worker %s: job %s was cut off by the outage; retrying it", name, job.id
+                    )
                     self.handle_job_failure(  # type: ignore[attr-defined]
                         job, queue, exc_string="Redis connection lost while the job ran"
                     )
