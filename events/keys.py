@@ -49,6 +49,10 @@ Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
     pid, queues and the id of the job it runs (or null). Refreshed every second with a
     TTL of a few seconds: ``tabletop health worker`` reads it, and the sweeper treats a
     "started" job whose worker has none as abandoned.
+``<p>workers`` -- sorted set
+    Member = a bot worker's name, score = Unix time of its last heartbeat: the index
+    ``tabletop health worker`` reads (never a keyspace scan). Members silent for an
+    hour are dropped by the live workers.
 
 Open games (``service/app/open_games.py`` writes, ``workers/sweeper.py`` reads):
 
@@ -151,6 +155,8 @@ BOTS_WAITING = "bots:waiting"
 """Name (under the prefix) of the sorted set of games waiting on a bot; see above."""
 SWEEPER_ALIVE = "sweeper:alive"
 """Name (under the prefix) of the sweeper's heartbeat; see above."""
+WORKERS = "workers"
+"""Name (under the prefix) of the index of bot workers; see above."""
 WORKER_ALIVE = "worker:alive:"
 """Name (under the prefix, before the worker's name) of a bot worker's heartbeat; see above."""
 OPEN_GAMES = "games:open"

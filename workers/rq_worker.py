@@ -23,7 +23,8 @@ killed. :class:`OutageProofWorker` changes three things, and nothing else of RQ'
    reviving after an outage. Every :data:`DUTY_INTERVAL_S` it
 
    - writes the heartbeat ``<p>worker:alive:<name>`` (see ``events.keys``) with a TTL of
-     :data:`HEARTBEAT_TTL_S`: host, pid, and the job it runs. ``tabletop health worker``
+     :data:`HEARTBEAT_TTL_S`: host, pid, and the job it runs; and its name in the index
+     ``<p>workers``. ``tabletop health worker``
      reads it (a dead worker drops out within the TTL) and the sweeper uses it to tell
      a job abandoned by a dead worker from a running one;
    - moves due scheduled jobs (retries) to their queues, as RQ's scheduler does, under
@@ -55,7 +56,7 @@ from rq.scheduler import RQScheduler
 from rq.scripts import acquire_or_refresh_lock, release_lock
 from rq.worker.base import StopRequested
 
-from events.keys import worker_alive_key
+from events.keys import WORKERS, prefixed, worker_alive_key
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,9 @@ DUTY_INTERVAL_S = 1.0
 HEARTBEAT_TTL_S = 5
 """A worker's heartbeat outlives its last refresh by this many seconds: a dead worker is
 known as dead at most this long after its death."""
+
+INDEX_KEEP_S = 3600
+"""A worker silent this long leaves the index of workers (``<p>workers``)."""
 
 SCHEDULER_LOCK_TTL_S = 5
 """TTL of the per-queue scheduler lock a worker holds while it moves scheduled jobs."""
@@ -199,7 +203,9 @@ class Duties:
         self._scheduler = RQScheduler(
             rq_worker.queues, connection=rq_worker.connection, name=rq_worker.name
         )
+        self._name = rq_worker.name
         self._key = worker_alive_key(key_prefix, rq_worker.name)
+        self._index = prefixed(key_prefix, WORKERS)
         self._identity = {"host": socket.gethostname(), "pid": os.getpid(), "queues": self._queues}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="worker-duties", daemon=True)
@@ -216,6 +222,7 @@ class Duties:
             for name in self._queues:
                 release_lock(conn, RQScheduler.get_locking_key(name), self._scheduler.name)
             conn.delete(self._key)
+            conn.zrem(self._index, self._name)
         except Exception:  # noqa: BLE001 - Redis down at exit: both expire by themselves
             pass
 
@@ -235,8 +242,14 @@ class Duties:
     def tick(self) -> None:
         """One heartbeat and one scheduler pass."""
         conn = self._scheduler.connection
-        beat = {**self._identity, "job": self._worker.current_job_id, "at": time.time()}
-        conn.set(self._key, json.dumps(beat), ex=HEARTBEAT_TTL_S)
+        now = time.time()
+        beat = {**self._identity, "job": self._worker.current_job_id, "at": now}
+        pipe = conn.pipeline(transaction=False)
+        pipe.set(self._key, json.dumps(beat), ex=HEARTBEAT_TTL_S)
+        # The index health checks read instead of scanning the keyspace; old names go.
+        pipe.zadd(self._index, {self._name: now})
+        pipe.zremrangebyscore(self._index, "-inf", now - INDEX_KEEP_S)
+        pipe.execute()
         owned = {
             name
             for name in self._queues
@@ -249,6 +262,19 @@ class Duties:
             self._scheduler._acquired_locks = owned  # RQ reads them in enqueue_scheduled_jobs
             self._scheduler.prepare_registries(owned)
             self._scheduler.enqueue_scheduled_jobs()
+
+
+def live_workers(client: Any, key_prefix: str) -> list[dict[str, Any]]:
+    """The heartbeats of every live worker (the index, then their keys: the keys' TTL
+    decides, not the index's scores, so clocks of other hosts do not matter)."""
+    names = [
+        n.decode() if isinstance(n, bytes) else n
+        for n in client.zrange(prefixed(key_prefix, WORKERS), 0, -1)
+    ]
+    if not names:
+        return []
+    raws = client.mget([worker_alive_key(key_prefix, name) for name in names])
+    return [{**json.loads(raw), "name": name} for name, raw in zip(names, raws) if raw is not None]
 
 
 def read_heartbeat(client: Any, key_prefix: str, name: str) -> dict[str, Any] | None:

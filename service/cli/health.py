@@ -13,8 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import socket
 import sys
 import urllib.request
@@ -24,9 +22,10 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, Worker
 
-from events.keys import SWEEPER_ALIVE, WORKER_ALIVE, prefixed
+from events.keys import SWEEPER_ALIVE, prefixed
 from service.bootstrap import redis_client
 from service.settings import Settings
+from workers.rq_worker import live_workers
 
 
 def add_parser(sub: Any) -> None:
@@ -67,11 +66,7 @@ def _check(part: str, url: str) -> tuple[bool, str]:
 
 def worker_check(client: Any, key_prefix: str, queue_name: str, host: str) -> tuple[bool, str]:
     """Healthy if a worker of ``host`` serving ``queue_name`` has a live heartbeat."""
-    beats = [
-        json.loads(raw)
-        for key in client.scan_iter(match=glob_escape(prefixed(key_prefix, WORKER_ALIVE)) + "*")
-        if (raw := client.get(key)) is not None
-    ]
+    beats = live_workers(client, key_prefix)
     alive = [b for b in beats if b.get("host") == host and queue_name in b.get("queues", ())]
     if alive:
         return True, f"{len(alive)} live worker(s) of {host} on {queue_name}"
@@ -83,11 +78,6 @@ def worker_check(client: Any, key_prefix: str, queue_name: str, host: str) -> tu
             f" {', '.join(silent)} (dead, or alive but disconnected from Redis: see its log)"
         )
     return False, f"no live worker of {host} on {queue_name}"
-
-
-def glob_escape(text: str) -> str:
-    """``text`` as a literal in a SCAN MATCH pattern."""
-    return re.sub(r"([*?\[\]\\])", r"\\\1", text)
 
 
 def eviction_check(client: Any) -> tuple[bool, str]:
