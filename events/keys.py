@@ -44,6 +44,15 @@ Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
     data: rebuilt by the next append of each game if lost.
 ``<p>sweeper:alive`` -- string with a TTL
     Time of the sweeper's last pass; its health check. Expires after a few missed passes.
+``<p>worker:alive:<name>`` -- string with a TTL
+    Heartbeat of bot worker ``<name>`` (``workers/rq_worker.py``): JSON with its host,
+    pid, queues and the id of the job it runs (or null). Refreshed every second with a
+    TTL of a few seconds: ``tabletop health worker`` reads it, and the sweeper treats a
+    "started" job whose worker has none as abandoned.
+``<p>workers`` -- sorted set
+    Member = a bot worker's name, score = Unix time of its last heartbeat: the index
+    ``tabletop health worker`` reads (never a keyspace scan). Members silent for an
+    hour are dropped by the live workers.
 
 Open games (``service/app/open_games.py`` writes, ``workers/sweeper.py`` reads):
 
@@ -146,6 +155,10 @@ BOTS_WAITING = "bots:waiting"
 """Name (under the prefix) of the sorted set of games waiting on a bot; see above."""
 SWEEPER_ALIVE = "sweeper:alive"
 """Name (under the prefix) of the sweeper's heartbeat; see above."""
+WORKERS = "workers"
+"""Name (under the prefix) of the index of bot workers; see above."""
+WORKER_ALIVE = "worker:alive:"
+"""Name (under the prefix, before the worker's name) of a bot worker's heartbeat; see above."""
 OPEN_GAMES = "games:open"
 """Name (under the prefix) of the index of open games; see above."""
 
@@ -185,3 +198,8 @@ class GameKeys:
             snapshot=base + "snapshot",
             verification=base + "verification",
         )
+
+
+def worker_alive_key(prefix: str, worker_name: str) -> str:
+    """The heartbeat key of bot worker ``worker_name`` (see above)."""
+    return f"{check_prefix(prefix)}{WORKER_ALIVE}{worker_name}"

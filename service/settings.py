@@ -121,9 +121,10 @@ class Settings:
     bot_job_timeout_s: int = 20
     """RQ stops a bot job running longer than this plus the think delay; it is then retried."""
 
-    sweep_interval_s: float = 5.0
-    """How often the sweeper looks for games that wait on a bot for longer than ``bot_stall_s``
-    (and for open games past ``open_game_ttl_s``)."""
+    sweep_interval_s: float = 2.0
+    """How often the sweeper looks for bot turns whose job died or stalled (and for open
+    games past ``open_game_ttl_s``); with the workers' 5 s heartbeat this bounds how long
+    a turn abandoned by a dead worker or a Redis crash waits (``workers/sweeper.py``)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":

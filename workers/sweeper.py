@@ -1,17 +1,28 @@
 """The sweeper: no game waits on a bot for ever, and no game stays open for ever.
 
-A bot job can be lost: its worker was killed mid-job, Redis failed over between the
-append and the enqueue, its retries ran out. The notifier keeps ``<p>bots:waiting``
-(see ``events.keys``): every running game whose next turn belongs to a bot, scored by
-when that wait began. :func:`sweep_once` takes the members older than
-``settings.bot_stall_s`` and, for each one still waiting on a bot at its current
-version, enqueues the turn again under a fresh job id (``...-r<time>``; RQ would
-refuse the original id while the dead job's hash exists) -- with the same idempotency
-key, so a turn is played once however many of its jobs run. It then bumps the score
-to now, so the next attempt comes after another stall period at the earliest.
+A bot job can be lost or stuck: its worker was killed mid-job, Redis crashed while it
+ran, Redis failed over between the append and the enqueue, its retries ran out. The
+notifier keeps ``<p>bots:waiting`` (see ``events.keys``): every running game whose next
+turn belongs to a bot, scored by when that wait began. :func:`sweep_once` looks at the
+members waiting longer than :data:`RECOVER_AFTER_S` and, for each bot seat that must
+still act at the game's current version, at the state of that turn's job
+(:func:`job_state`):
 
-A turn whose original job is still queued or scheduled for retry is left alone: the
-workers are behind, not dead, and another job would only lengthen the queue.
+- **dead** -- no job, or failed, stopped, canceled, finished (yet the game still waits),
+  "started" by a worker whose heartbeat (``<p>worker:alive:<name>``, see
+  ``workers/rq_worker.py``) expired, or scheduled for a retry that is overdue by more
+  than :data:`RECOVER_AFTER_S` (no scheduler moves it): the sweeper deletes the dead
+  job and enqueues the turn again under its own id (:func:`bot_job_id`), at once;
+- **pending** -- queued, deferred, or scheduled and not overdue: the workers are
+  behind, not dead; left alone;
+- **running** -- "started" by a live worker: left alone until the wait exceeds
+  ``settings.bot_stall_s``, then enqueued again under a fresh id (``...-r<time>``)
+  beside the stuck one, as RQ refuses a live job's id.
+
+Every re-enqueue keeps the turn's idempotency key, so a turn is played once however
+many of its jobs run; the sweeper then bumps the game's score to now, so the next look
+comes :data:`RECOVER_AFTER_S` later at the earliest. Jobs are read on the RQ queue's
+own connection (``BotQueue``).
 
 :func:`run` repeats that every ``settings.sweep_interval_s`` and writes a heartbeat
 (``<p>sweeper:alive``) for health checks. Several sweepers may run: at worst they
@@ -31,23 +42,32 @@ import logging
 import threading
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.registry import ScheduledJobRegistry
 
 from engine.table import OPEN, RUNNING
 from events.keys import BOTS_WAITING, SWEEPER_ALIVE, prefixed
 from service.app.errors import GameNotFound
 from service.app.notify import BotQueue, bot_job_id, bots_to_act
 from service.bootstrap import Services
+from workers.rq_worker import read_heartbeat
 
 log = logging.getLogger(__name__)
 
 SWEEP_BATCH = 500
 """Stalled games handled per pass (the oldest first); the rest wait for the next pass."""
 
-PENDING = frozenset({JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED})
-"""States of a job that will still run by itself."""
+PENDING = frozenset({JobStatus.QUEUED, JobStatus.DEFERRED})
+"""States of a job that will still run by itself (scheduled ones: see :func:`job_state`)."""
+
+RECOVER_AFTER_S = 3.0
+"""A game waiting on a bot for less than this is not looked at: its job was just enqueued.
+Also how overdue a scheduled retry may be before the sweeper enqueues the turn itself."""
+
+DEAD, PENDING_STATE, RUNNING_STATE = "dead", "pending", "running"
 
 ALIVE_TTL_PASSES = 3
 """The heartbeat expires after this many sweep intervals without a pass."""
@@ -81,16 +101,19 @@ def sweep_once(svc: Services, bots: BotQueue, now: float | None = None) -> list[
     now = time.time() if now is None else now
     waiting = prefixed(svc.settings.key_prefix, BOTS_WAITING)
     stalled = svc.redis.zrangebyscore(
-        waiting, "-inf", now - svc.settings.bot_stall_s, start=0, num=SWEEP_BATCH
+        waiting, "-inf", now - RECOVER_AFTER_S, start=0, num=SWEEP_BATCH, withscores=True
     )
     enqueued: list[str] = []
-    for member in stalled:
+    for member, since in stalled:
         game_id = member.decode() if isinstance(member, bytes) else member
-        enqueued += _sweep_game(svc, bots, waiting, game_id, now)
+        long_stalled = since <= now - svc.settings.bot_stall_s
+        enqueued += _sweep_game(svc, bots, waiting, game_id, now, long_stalled)
     return enqueued
 
 
-def _sweep_game(svc: Services, bots: BotQueue, waiting: str, game_id: str, now: float) -> list[str]:
+def _sweep_game(
+    svc: Services, bots: BotQueue, waiting: str, game_id: str, now: float, long_stalled: bool
+) -> list[str]:
     try:
         table = svc.app.tables.load(game_id)
     except GameNotFound:
@@ -102,32 +125,54 @@ def _sweep_game(svc: Services, bots: BotQueue, waiting: str, game_id: str, now: 
     seats = bots_to_act(table)
     enqueued = []
     for seat in seats:
-        if _pending(svc, bot_job_id(game_id, table.version, seat)):
-            continue  # the workers are behind, not dead: look again next pass
-        attempt = str(int(now * 1000))
+        job_id = bot_job_id(game_id, table.version, seat)
+        state, job = job_state(bots.queue.connection, svc.settings.key_prefix, job_id, now)
         level = table.seats[seat].bot  # to the queue of its cost, as the notifier does
+        if state == DEAD:
+            if job is not None:
+                job.delete(remove_from_queue=True)
+            attempt = None
+        elif state == RUNNING_STATE and long_stalled:
+            attempt = str(int(now * 1000))
+        else:
+            continue  # pending, or running for less than bot_stall_s: look again next pass
         if bots.enqueue(game_id, table.version, seat, attempt=attempt, level=level):
             enqueued.append(bot_job_id(game_id, table.version, seat, attempt))
             log.warning(
-                "game %s waited on bot seat %s at version %s; re-enqueued",
+                "game %s waited on bot seat %s at version %s (job %s); re-enqueued",
                 game_id,
                 seat,
                 table.version,
+                state,
             )
     if enqueued or not seats:
-        # Not before another stall period. (A running game waiting on a person here had
+        # Not before another RECOVER_AFTER_S. (A running game waiting on a person here had
         # its index update lost; it is not removed -- a bot's wait recorded meanwhile
         # would be lost with it -- the bump only makes it cheap: one look per period.)
         svc.redis.zadd(waiting, {game_id: now}, xx=True)
     return enqueued
 
 
-def _pending(svc: Services, job_id: str) -> bool:
-    """Whether the job exists and will still run by itself."""
+def job_state(client: Any, key_prefix: str, job_id: str, now: float) -> tuple[str, Job | None]:
+    """``dead``, ``pending`` or ``running`` (see the module docstring), with the job."""
     try:
-        return Job.fetch(job_id, connection=svc.redis).get_status() in PENDING
+        job = Job.fetch(job_id, connection=client)
     except NoSuchJobError:
-        return False
+        return DEAD, None
+    status = job.get_status(refresh=False)
+    if status in PENDING:
+        return PENDING_STATE, job
+    if status == JobStatus.SCHEDULED:
+        try:
+            due = ScheduledJobRegistry(job.origin, connection=client).get_scheduled_time(job)
+        except NoSuchJobError:
+            return DEAD, job  # scheduled, yet in no registry: nothing will enqueue it
+        overdue = now - due.timestamp() > RECOVER_AFTER_S
+        return (DEAD if overdue else PENDING_STATE), job
+    if status == JobStatus.STARTED:
+        beat = read_heartbeat(client, key_prefix, job.worker_name) if job.worker_name else None
+        return (DEAD if beat is None else RUNNING_STATE), job
+    return DEAD, job  # failed, stopped, canceled, finished: nothing will run it again
 
 
 def run(svc: Services, stop: threading.Event) -> None:

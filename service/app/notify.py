@@ -58,8 +58,9 @@ log = logging.getLogger(__name__)
 BOT_JOB = "workers.bots.play_bot_turn"
 """The bot job, by import path: the service layer does not import ``workers``."""
 
-BOT_RETRY_INTERVALS = (1, 5, 15)
-"""Seconds before each retry of a failed bot job (a Redis blip, a killed job)."""
+BOT_RETRY_INTERVALS = (1, 2, 5)
+"""Seconds before each retry of a failed bot job (a Redis blip, a killed job). All below
+the 10 s in which a turn must resume after an outage (docs/operations.md)."""
 
 BOT_RESULT_TTL = 120
 """Seconds a finished bot job stays in Redis; until then its id refuses re-enqueues."""

@@ -1,8 +1,10 @@
 """``tabletop health PART``: exit 0 if that part of this host is healthy (container checks).
 
 - ``api``: ``GET <url>/healthz`` answers 200 (default ``http://127.0.0.1:8000``);
-- ``worker``: an RQ worker of this host listens on the bot queue and sent a heartbeat
-  within its TTL (RQ drops workers whose heartbeat expired);
+- ``worker``: a bot worker of this host refreshed its heartbeat (``<p>worker:alive:<name>``,
+  ``workers/rq_worker.py``) within its 5 s TTL -- a dead worker, or one cut off from
+  Redis, drops out within 5 s; the message says which workers RQ still lists but whose
+  heartbeat stopped (dead, or alive but disconnected from Redis: see its log);
 - ``sweeper``: the sweeper's heartbeat key (``<p>sweeper:alive``) exists;
 - ``redis``: Redis answers PING (also the projector's check: it has no port of its own),
   and would never evict a key (:func:`eviction_check`).
@@ -16,11 +18,14 @@ import sys
 import urllib.request
 from typing import Any
 
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from rq import Queue, Worker
 
 from events.keys import SWEEPER_ALIVE, prefixed
 from service.bootstrap import redis_client
 from service.settings import Settings
+from workers.rq_worker import live_workers
 
 
 def add_parser(sub: Any) -> None:
@@ -53,10 +58,26 @@ def _check(part: str, url: str) -> tuple[bool, str]:
         return eviction_check(client)
     if part == "sweeper":
         return client.exists(prefixed(settings.key_prefix, SWEEPER_ALIVE)) == 1, "heartbeat key"
-    queue = Queue(settings.queue_name, connection=client)
-    here = socket.gethostname()
-    mine = [w.name for w in Worker.all(queue=queue) if w.hostname == here]
-    return bool(mine), f"{len(mine)} worker(s) of {here} on {settings.queue_name}"
+    try:
+        return worker_check(client, settings.key_prefix, settings.queue_name, socket.gethostname())
+    except (RedisConnectionError, RedisTimeoutError) as exc:
+        return False, f"cannot reach Redis ({exc}): no worker can take or finish a bot turn"
+
+
+def worker_check(client: Any, key_prefix: str, queue_name: str, host: str) -> tuple[bool, str]:
+    """Healthy if a worker of ``host`` serving ``queue_name`` has a live heartbeat."""
+    beats = live_workers(client, key_prefix)
+    alive = [b for b in beats if b.get("host") == host and queue_name in b.get("queues", ())]
+    if alive:
+        return True, f"{len(alive)} live worker(s) of {host} on {queue_name}"
+    queue = Queue(queue_name, connection=client)
+    silent = [w.name for w in Worker.all(queue=queue) if w.hostname == host]
+    if silent:
+        return False, (
+            f"no live worker of {host} on {queue_name}: heartbeat stopped for"
+            f" {', '.join(silent)} (dead, or alive but disconnected from Redis: see its log)"
+        )
+    return False, f"no live worker of {host} on {queue_name}"
 
 
 def eviction_check(client: Any) -> tuple[bool, str]:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue
 
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
 from workers import bots
+from workers.rq_worker import OutageProofForkWorker, OutageProofSimpleWorker
 
-WORKER_CLASSES = {"simple": SimpleWorker, "fork": Worker}
+WORKER_CLASSES = {"simple": OutageProofSimpleWorker, "fork": OutageProofForkWorker}
 
 
 def add_parser(sub: Any) -> None:
@@ -43,5 +44,6 @@ def run(args: argparse.Namespace) -> int:
     # Order matters: cheap turns first (see the module docstring).
     queues = [Queue(name, connection=svc.redis) for name in bot_queue_names(svc.settings)]
     worker = WORKER_CLASSES[args.worker_class](queues, connection=svc.redis, name=args.name)
-    worker.work(burst=args.burst, with_scheduler=True, logging_level=args.log_level)
+    worker.key_prefix = svc.settings.key_prefix  # where its heartbeat goes
+    worker.work(burst=args.burst, logging_level=args.log_level)
     return 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -28,12 +29,12 @@ from support.processes import (
 from support.redis import TestRedis
 
 from engine.registry import game_names
-from events.keys import GameKeys
+from events.keys import GameKeys, worker_alive_key
 from service.app.notify import BotQueue, bot_job_id
 from service.bootstrap import Services, build
 from service.settings import Settings
 from workers import bots
-from workers.sweeper import sweep_once
+from workers.sweeper import RECOVER_AFTER_S, sweep_once
 
 SHORT = {"schlitzohr": {"turn_cap": 10}, "abluxxen": {}}
 """Options that keep a game short enough for a test."""
@@ -233,3 +234,47 @@ def test_the_sweeper_leaves_queued_turns_and_finished_games_alone(svc: Services)
     svc.redis.zadd(waiting, {"no-such-game": 0})
     sweep_once(svc, bots_queue, now=later + 1000)
     assert svc.redis.zscore(waiting, "no-such-game") is None
+
+
+def test_the_sweeper_re_enqueues_a_turn_whose_job_is_dead_whatever_its_state(
+    svc: Services,
+) -> None:
+    """Dead (at once, under the turn's own id): missing, failed, started by a worker without
+    a heartbeat, scheduled but overdue. Left alone: queued, scheduled and not yet due,
+    started by a live worker (until ``bot_stall_s``, then a fresh ``-r`` id beside it)."""
+    game_id = svc.app.create_game("schlitzohr", SHORT["schlitzohr"], ["random", "random"])[
+        "game_id"
+    ]
+    version = status(svc, game_id)["version"]
+    job_id = bot_job_id(game_id, version, 0)
+    bots_queue = BotQueue.of(svc.settings, svc.redis)
+    job_key = f"rq:job:{job_id}"
+    scheduled = f"rq:scheduled:{svc.settings.queue_name}"
+    clock = [time.time()]
+
+    def sweep(after: float = RECOVER_AFTER_S + 1) -> list[str]:
+        clock[0] += after
+        return sweep_once(svc, bots_queue, now=clock[0])
+
+    def set_state(status_: str, worker: str = "") -> None:
+        svc.redis.hset(job_key, mapping={"status": status_, "worker_name": worker})
+
+    assert sweep() == []  # queued: the workers are behind, not dead
+    for dead in ("failed", "stopped", "canceled", "finished"):
+        set_state(dead)
+        assert sweep() == [job_id], dead
+        assert Job.fetch(job_id, connection=svc.redis).get_status() == "queued"
+    Job.fetch(job_id, connection=svc.redis).delete()
+    assert sweep() == [job_id]  # lost entirely
+    set_state("started", "ghost")  # its worker has no heartbeat: dead or cut off
+    assert sweep() == [job_id]
+    svc.redis.set(worker_alive_key(svc.settings.key_prefix, "busy"), "{}", ex=60)
+    set_state("started", "busy")  # a live worker runs it: left alone ...
+    assert sweep() == []
+    retried = sweep(after=svc.settings.bot_stall_s)  # ... until it runs for too long
+    assert len(retried) == 1 and retried[0].startswith(job_id + "-r")
+    svc.redis.zadd(scheduled, {job_id: clock[0] + 3 * RECOVER_AFTER_S})
+    set_state("scheduled")
+    assert sweep() == []  # a retry not yet due
+    assert sweep(after=3 * RECOVER_AFTER_S) == [job_id]  # overdue: no scheduler moves it
+    assert svc.redis.zscore(scheduled, job_id) is None

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from rq import Queue, Worker
 from support.processes import delete_rq_keys, running, service_env, unique_queue, wait_until
 from support.redis import TestRedis
 
@@ -77,3 +78,25 @@ def test_the_sweeper_is_healthy_while_it_sweeps(
         loop.join()
         svc.redis.close()
     capsys.readouterr()
+
+
+def test_a_worker_without_heartbeat_or_redis_is_reported_clearly(
+    environment: dict[str, str],
+    settings: Settings,
+    redis_client: redis.Redis,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Registered with RQ (as a worker that lost Redis or died stays for minutes) but
+    # silent: no heartbeat for 5 s.
+    silent = Worker([Queue(settings.queue_name, connection=redis_client)], name="silent-one")
+    silent.register_birth()
+    try:
+        assert health("worker") == 1
+        err = capsys.readouterr().err
+        assert "heartbeat stopped for silent-one" in err and "disconnected from Redis" in err
+    finally:
+        silent.register_death()
+    monkeypatch.setenv("TABLETOP_REDIS_URL", "redis://127.0.0.1:1/0")
+    assert health("worker") == 1
+    assert "cannot reach Redis" in capsys.readouterr().err
