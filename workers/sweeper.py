@@ -23,6 +23,9 @@ has the application record ``GameExpired`` for each one still open -- through it
 table path, at the table's version, so a seat taken at the same moment wins (the
 expiry conflicts and is retried next pass) and two sweepers expire a game once.
 Members that are no longer open (started, expired, gone) leave the index.
+
+Finished games: :func:`archive_finished_games` moves a bounded batch of games finished
+more than ``settings.archive_after_s`` ago out of Redis into the archive each pass.
 """
 
 from __future__ import annotations
@@ -130,6 +133,24 @@ def _pending(svc: Services, job_id: str) -> bool:
         return False
 
 
+def archive_finished_games(svc: Services) -> list[str]:
+    """One bounded archiving pass (``service.app.archiving``): up to ``archive_batch``
+    games whose seed was revealed more than ``archive_after_s`` ago move to the archive.
+    Returns the ids moved. Off when ``archive_after_s`` is 0 or the store has no archive.
+    A game that fails verification is logged and stays in Redis."""
+    after = svc.settings.archive_after_s
+    lazy = svc.store.archive
+    if after <= 0 or lazy is None:
+        return []
+    from service.app.archiving import archive_finished  # SQLAlchemy: only in the sweeper
+
+    # lazy.store: the archive is opened (created) only once some game is due.
+    moved, _refused = archive_finished(
+        svc.redis, lazy.store, svc.settings.key_prefix, after, limit=svc.settings.archive_batch
+    )
+    return moved
+
+
 def run(svc: Services, stop: threading.Event) -> None:
     """Sweep every ``sweep_interval_s`` until ``stop`` is set. A failing pass (Redis
     down) is logged and tried again next interval; the loop itself never dies of it."""
@@ -140,6 +161,7 @@ def run(svc: Services, stop: threading.Event) -> None:
         try:
             sweep_once(svc, bots)
             expire_open_games(svc)
+            archive_finished_games(svc)
             svc.redis.set(alive, str(time.time()), ex=max(1, int(interval * ALIVE_TTL_PASSES) + 1))
         except Exception:
             log.exception("sweep failed; trying again in %.1f s", interval)
