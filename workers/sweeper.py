@@ -133,7 +133,7 @@ def _pending(svc: Services, job_id: str) -> bool:
         return False
 
 
-def archive_finished_games(svc: Services) -> list[str]:
+def archive_finished_games(svc: Services, now: float | None = None) -> list[str]:
     """One bounded archiving pass (``service.app.archiving``): up to ``archive_batch``
     games whose seed was revealed more than ``archive_after_s`` ago move to the archive.
     Returns the ids moved. Off when ``archive_after_s`` is 0 or the store has no archive.
@@ -146,7 +146,7 @@ def archive_finished_games(svc: Services) -> list[str]:
 
     # lazy.store: the archive is opened (created) only once some game is due.
     moved, _refused = archive_finished(
-        svc.redis, lazy.store, svc.settings.key_prefix, after, limit=svc.settings.archive_batch
+        svc.redis, lazy.store, svc.settings.key_prefix, after, limit=svc.settings.archive_batch, now=now
     )
     return moved
 

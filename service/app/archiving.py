@@ -211,6 +211,7 @@ def archive_finished(
     *,
     limit: int | None = None,
     between: Callable[[str], None] = lambda step: None,
+    now: float | None = None,
 ) -> tuple[list[str], list[str]]:
     """Archive up to ``limit`` games finished more than ``older_than_s`` ago; returns
     (archived ids, refused ids). A refused game is logged and stays in Redis.
@@ -218,7 +219,7 @@ def archive_finished(
     moved: list[str] = []
     refused: list[str] = []
     store: ArchiveStore | None = archive if isinstance(archive, ArchiveStore) else None
-    for game_id in finished_games(client, prefix, older_than_s):
+    for game_id in finished_games(client, prefix, older_than_s, now):
         if limit is not None and len(moved) + len(refused) >= limit:
             break
         if store is None:

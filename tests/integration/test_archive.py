@@ -241,3 +241,36 @@ def test_a_tampered_history_is_refused_and_kept(deployment: Deployment) -> None:
         archive.close()
     finally:
         d.client.set(keys.seed, real_seed)
+
+
+def test_the_sweeper_archives_games_past_the_age_in_bounded_batches(deployment: Deployment) -> None:
+    import time
+
+    from service.bootstrap import build
+    from service.settings import Settings
+    from workers.sweeper import archive_finished_games
+
+    d = deployment
+    games = [d.play("schlitzohr", {"turn_cap": 10}, f"sweep-{i}".encode()) for i in range(2)]
+    settings = Settings(
+        redis_url=d.env["TABLETOP_REDIS_URL"], key_prefix=d.prefix, archive_url=d.archive_url,
+        archive_after_s=3600, archive_batch=1,
+    )
+    svc = build(settings, client=d.client)
+    try:
+        assert archive_finished_games(svc) == []  # finished moments ago: not due
+        later = time.time() + 7200
+        moved: list[str] = []
+        for _ in range(10):  # one game per pass (the batch), until none is left
+            batch = archive_finished_games(svc, now=later)
+            assert len(batch) <= 1
+            if not batch:
+                break
+            moved += batch
+        assert set(games) <= set(moved)
+        for g in games:
+            assert not d.client.exists(GameKeys.of(d.prefix, g).head)
+            assert d.get(f"/v1/games/{g}").status_code == 200
+    finally:
+        if svc.store.archive is not None:
+            svc.store.archive.close()
