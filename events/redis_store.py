@@ -187,12 +187,16 @@ class RedisEventStore(RedisEventReader):
         ``events.audit`` verified. All or nothing, by the same ``APPEND`` script as every
         write (expected version 0, no idempotency key; see its KEYS/ARGV header).
 
-        Raises VersionConflict if ``game_id`` already holds a game (nothing is written),
+        Raises VersionConflict if ``game_id`` already holds a game, in Redis or in the
+        archive (nothing is written),
         ChainBroken unless ``history`` (stored dicts) is one valid chain of ``game_id``
         from version 1, ValueError unless it starts with a GameCreated committing to
         ``seed``. Seal-2 events must match their digests under ``seed`` (ChainBroken).
         Event schemas are the caller's to check (the audit does).
         """
+        archived = self.archive.head(game_id) if self.archive is not None else None
+        if archived is not None:  # the id is taken by an archived game
+            raise VersionConflict(game_id, 0, archived.version)
         broken = first_break(game_id, enumerate(history, start=1)) if history else (1, "no events")
         if broken is not None:
             raise ChainBroken(game_id, *broken)

@@ -176,6 +176,9 @@ def test_every_read_path_answers_the_same_after_archiving(deployment: Deployment
     exported = tmp_path / "export.jsonl"
     exported.write_bytes(after[games[0]]["export"])
     assert run_cli(d.env, "replay", str(exported))[0] == 0
+    # Its id stays taken: importing the export again is refused, nothing written to Redis.
+    assert run_cli(d.env, "import", str(exported))[0] == 1
+    assert not d.client.exists(GameKeys.of(d.prefix, games[0]).head)
 
     # Writes to an archived game answer like a finished game.
     g = games[0]
