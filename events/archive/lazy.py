@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from events.errors import ArchiveUnavailable
 from events.port import Head
 
 if TYPE_CHECKING:
@@ -61,28 +62,36 @@ class LazyArchive:
             return None
         return self.store()
 
+    def _read(self, method: str, *args: Any) -> Any:
+        """``ArchiveStore.<method>(*args)``, None when no archive exists; database errors
+        become :class:`~events.errors.ArchiveUnavailable` (the HTTP layer's 503)."""
+        try:
+            store = self._existing()
+            return None if store is None else getattr(store, method)(*args)
+        except Exception as exc:
+            from sqlalchemy.exc import SQLAlchemyError
+
+            if isinstance(exc, SQLAlchemyError):
+                raise ArchiveUnavailable(f"the archive at {self.url} failed: {exc}") from exc
+            raise
+
     def cached_head(self, game_id: str) -> Head | None:
         return self._store.cached_head(game_id) if self._store is not None else None
 
     def head(self, game_id: str) -> Head | None:
-        store = self._existing()
-        return store.head(game_id) if store is not None else None
+        return self._read("head", game_id)  # type: ignore[no-any-return]
 
     def texts(self, game_id: str, first: int = 1, last: int | None = None) -> list[str]:
-        store = self._existing()
-        return store.texts(game_id, first, last) if store is not None else []
+        return self._read("texts", game_id, first, last) or []
 
     def seed(self, game_id: str) -> str | None:
-        store = self._existing()
-        return store.seed(game_id) if store is not None else None
+        return self._read("seed", game_id)  # type: ignore[no-any-return]
 
     def report(self, game_id: str) -> str | None:
-        store = self._existing()
-        return store.report(game_id) if store is not None else None
+        return self._read("report", game_id)  # type: ignore[no-any-return]
 
     def read(self, game_id: str) -> ArchivedGame | None:
-        store = self._existing()
-        return store.read(game_id) if store is not None else None
+        return self._read("read", game_id)  # type: ignore[no-any-return]
 
     def game_ids(self) -> Iterator[str]:
         store = self._existing()

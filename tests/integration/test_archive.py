@@ -277,3 +277,27 @@ def test_the_sweeper_archives_games_past_the_age_in_bounded_batches(deployment: 
     finally:
         if svc.store.archive is not None:
             svc.store.archive.close()
+
+
+def test_an_unreachable_archive_is_a_503_never_a_500(redis_target: TestRedis, key_prefix: str) -> None:
+    """A game Redis does not hold may be archived: while the archive cannot be asked,
+    the answer is 503 ``store_unavailable`` (retry), not a 404 and not a 500."""
+    from service.bootstrap import build
+    from service.http import create_app
+    from service.settings import Settings
+
+    client = redis_target.client()
+    settings = Settings(
+        redis_url=redis_target.url, key_prefix=key_prefix,
+        archive_url="postgresql://postgres@127.0.0.1:1/nowhere?connect_timeout=1",
+    )
+    svc = build(settings, client=client)
+    try:
+        http = create_app(services=svc).test_client()
+        for path in ("/v1/games/noSuchGame", "/v1/games/noSuchGame/events", "/v1/games/noSuchGame/export"):
+            reply = http.get(path)
+            assert reply.status_code == 503 and reply.get_json()["code"] == "store_unavailable", (path, reply.data)
+    finally:
+        if svc.store.archive is not None:
+            svc.store.archive.close()
+        client.close()
