@@ -134,9 +134,9 @@ def snapshot(d: Deployment, game_id: str) -> dict[str, Any]:
     out["totals"] = [d.get(f"/v1/players/player{i}").json() for i in (0, 1)]
     lobby = d.get("/v1/games?status=finished&limit=100").json()
     out["lobby"] = sorted(json.dumps(g, sort_keys=True) for g in lobby["games"])
-    code, text = run_cli(d.env, "verify", "--game", game_id, "--json")
+    code, text = run_cli(d.env, "verify", f"--game={game_id}", "--json")
     out["verify_cli"] = (code, text)
-    code, text = run_cli(d.env, "export", game_id)
+    code, text = run_cli(d.env, "export", "--", game_id)  # an id may start with "-"
     out["export_cli"] = (code, text)
     return out
 
@@ -201,7 +201,7 @@ def test_every_read_path_answers_the_same_after_archiving(deployment: Deployment
 
 def _kill_at(d: Deployment, game_id: str, step: str) -> None:
     env = {**d.env, "TABLETOP_TEST_ARCHIVE_CRASH_AT": step}
-    process = start_tabletop(["archive", "--game", game_id], env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = start_tabletop(["archive", f"--game={game_id}"], env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         _, err = process.communicate(timeout=60)
     finally:
@@ -223,7 +223,7 @@ def test_a_crash_between_the_steps_leaves_the_game_readable_and_a_rerun_complete
     # Killed mid-move: the game is still in Redis and reads the same.
     assert d.client.exists(GameKeys.of(d.prefix, game_id).head)
     assert d.get(f"/v1/games/{game_id}/export", ADMIN).content == export
-    code, text = run_cli(d.env, "archive", "--game", game_id)
+    code, text = run_cli(d.env, "archive", f"--game={game_id}")
     assert code == 0, text
     assert not d.client.exists(GameKeys.of(d.prefix, game_id).head)
     assert d.get(f"/v1/games/{game_id}/export", ADMIN).content == export
@@ -236,7 +236,7 @@ def test_a_tampered_history_is_refused_and_kept(deployment: Deployment) -> None:
     real_seed = d.client.get(keys.seed)
     d.client.set(keys.seed, "00" * 32)  # seal-2 digests no longer match the stored seed
     try:
-        code, _ = run_cli(d.env, "archive", "--game", game_id)
+        code, _ = run_cli(d.env, "archive", f"--game={game_id}")
         assert code == 1
         assert d.client.exists(keys.events, keys.head) == 2
         archive = open_archive(d.archive_url)
