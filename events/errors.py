@@ -98,3 +98,8 @@ class UpcastError(StoreError):
 
 class SnapshotError(StoreError):
     """A snapshot could not be encoded, or a stored one could not be decoded."""
+
+
+class ArchiveUnavailable(StoreError):
+    """The archive of finished games (``events.archive``) could not be read: its database
+    is unreachable or failed. Like a Redis outage, worth a retry (HTTP: 503)."""

@@ -34,6 +34,11 @@ Keys (``<p>`` = the prefix):
     ``SeedRevealed``: it can never change, so it is computed once. Written with SET NX
     by ``service/app/verification.py``; a cache: deleting it is always safe.
 
+Archived games (``service/app/archiving.py``): once a finished game moved to the archive
+(``events.archive``), all of its keys above and its projected ``view`` are deleted in one
+script; only its ``summary`` (and its lobby and totals entries) stay. A game without a
+``head`` key is read from the archive, if it is there.
+
 Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
 
 ``<p>bots:waiting`` -- sorted set

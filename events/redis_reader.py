@@ -9,11 +9,19 @@ returns a secret seed or a snapshot.
 Works with ``redis.Redis`` and ``redis.cluster.RedisCluster`` clients, RESP2 or
 RESP3, with or without ``decode_responses``. Multi-command reads use a
 non-transactional pipeline over keys of one game, i.e. one slot of a cluster.
+
+Archived games (``events.archive``, ``service.app.archiving``): given an archive, every
+read falls back to it when Redis holds no head for the game -- one miss in Redis, then
+the archive (whose heads are cached: an archived game never changes). A live game costs
+nothing more: the miss is noticed in the round trip each read makes anyway. The move
+deletes a game from Redis only after the archive committed it, so a reader always finds
+it in one of the two.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import TYPE_CHECKING, Any
 
 from events import defaults
 from events.canonical import ZERO_HASH
@@ -27,6 +35,9 @@ from events.redaction import Viewer, sees_everything
 from events.recent import RecentAppends
 from events.upcasting import Upcasters, default_upcasters
 
+if TYPE_CHECKING:  # the archive (SQLAlchemy) is imported only where one is configured
+    from events.archive.lazy import LazyArchive as ArchiveStore
+
 
 class RedisEventReader:
     """The read half of :class:`events.port.EventStore`. Thread-safe."""
@@ -38,10 +49,13 @@ class RedisEventReader:
         prefix: str | None = None,
         upcasters: Upcasters | None = None,
         recent: RecentAppends | None = None,
+        archive: ArchiveStore | None = None,
     ) -> None:
         """``recent``: the board of this host's recent appends that
-        :meth:`read_recent` looks at (None: it always answers None)."""
+        :meth:`read_recent` looks at (None: it always answers None). ``archive``: where
+        games that Redis no longer holds are read from (None: nowhere)."""
         self._redis = client
+        self.archive = archive
         self._recent = recent
         self._prefix = check_prefix(defaults.key_prefix_from_env() if prefix is None else prefix)
         self._upcasters = upcasters or default_upcasters()
@@ -68,7 +82,31 @@ class RedisEventReader:
 
     def head(self, game_id: str) -> Head:
         """See :meth:`events.port.EventStore.head`."""
-        return self._fetch_head(self.keys(game_id))
+        if self.archive is not None:
+            archived = self.archive.cached_head(game_id)
+            if archived is not None:
+                return archived
+        head = self._fetch_head(self.keys(game_id))
+        if head.version == 0 and self.archive is not None:
+            return self.archive.head(game_id) or head
+        return head
+
+    def archived_head(self, game_id: str) -> Head | None:
+        """The game's head if it is in the archive and no longer in Redis (None otherwise)."""
+        if self.archive is None:
+            return None
+        cached = self.archive.cached_head(game_id)
+        if cached is not None:
+            return cached
+        if self._redis.exists(self.keys(game_id).head):
+            return None
+        return self.archive.head(game_id)
+
+    def _read_archived(self, game_id: str, viewer: Viewer, first: int, last: int | None) -> list[Envelope]:
+        """Versions ``first..last`` of an archived game (which is finished) for ``viewer``."""
+        assert self.archive is not None
+        texts = self.archive.texts(game_id, max(first, 1), last)
+        return redact_all(decode_texts(texts, self._upcasters), viewer, True)
 
     def _remember(self, game_id: str, version: int, hash_: str) -> None:
         if len(self._heads) >= defaults.HEAD_CACHE_SIZE:
@@ -95,14 +133,25 @@ class RedisEventReader:
         _check_version("first", first)
         if last is not None:
             _check_version("last", last)
+        if self.archive is not None and self.archive.cached_head(game_id) is not None:
+            return self._read_archived(game_id, viewer, first, last)
         finished = sees_everything(viewer, False)
+        archive = self.archive is not None
         out: list[Envelope] = []
         start, stop = f"{first}-0", "+" if last is None else f"{last}-0"
         while True:
-            if finished:  # the viewer sees everything anyway: skip the head lookup
+            if finished and not archive:  # the viewer sees everything anyway: skip the head lookup
                 entries = self._redis.xrange(keys.events, start, stop, count=defaults.READ_CHUNK)
             else:
-                entries, finished = self._xrange_and_finished(keys, start, stop)
+                entries, ended, exists = self._xrange_and_head(keys, start, stop)
+                finished = finished or ended
+                if not exists and not entries and self.archive is not None:
+                    # Not (or no longer) in Redis: the rest is in the archive, if anywhere.
+                    rest = first if not out else out[-1].version + 1
+                    if last is not None and rest > last:
+                        break
+                    out = redact_all(out, viewer, True) + self._read_archived(game_id, viewer, rest, last)
+                    return out
             out.extend(decode(entries, self._field, self._upcasters))
             if len(entries) < defaults.READ_CHUNK:
                 break
@@ -125,12 +174,13 @@ class RedisEventReader:
         self._remember(game_id, envelopes[-1].version, envelopes[-1].hash)
         return envelopes
 
-    def _xrange_and_finished(self, keys: GameKeys, start: str, stop: str) -> tuple[list[Any], bool]:
+    def _xrange_and_head(self, keys: GameKeys, start: str, stop: str) -> tuple[list[Any], bool, bool]:
+        """Entries, whether the game ended, whether Redis holds its head -- one round trip."""
         pipe = self._redis.pipeline(transaction=False)
         pipe.xrange(keys.events, start, stop, count=defaults.READ_CHUNK)
-        pipe.hexists(keys.head, "e")
-        entries, finished = pipe.execute()
-        return entries, bool(finished)
+        pipe.hmget(keys.head, "v", "e")
+        entries, (version, ended) = pipe.execute()
+        return entries, ended is not None, version is not None
 
     def tail(
         self,
@@ -146,6 +196,9 @@ class RedisEventReader:
         ``after = batch[-1].version`` after each non-empty batch."""
         keys = self.keys(game_id)
         _check_version("after_version", after_version)
+        if self.archive is not None and self.archive.cached_head(game_id) is not None:
+            # Archived (callers read the head first, which caches it): nothing will follow.
+            return self._read_archived(game_id, viewer, after_version + 1, None)[: count or defaults.READ_CHUNK]
         block = defaults.TAIL_BLOCK_MS if block_ms is None else block_ms
         pipe = self._redis.pipeline(transaction=False)
         # The head is read after XREAD returns, so "finished" is never older than the events.
@@ -155,8 +208,12 @@ class RedisEventReader:
             block=block or None,
         )
         pipe.hexists(keys.head, "e")
-        streams, finished = pipe.execute()
+        if self.archive is not None:
+            pipe.exists(keys.head)
+        streams, finished, *exists = pipe.execute()
         if not streams:
+            if exists and not exists[0] and self.archive.head(game_id) is not None:  # type: ignore[union-attr]
+                return self._read_archived(game_id, viewer, after_version + 1, None)[: count or defaults.READ_CHUNK]
             return []
         # RESP2 answers [[key, entries]], RESP3 {key: [entries]}.
         entries = streams[0][1] if isinstance(streams, list) else next(iter(streams.values()))[0]
@@ -176,6 +233,12 @@ class RedisEventReader:
         """
         keys = self.keys(game_id)
         head = self._fetch_head(keys)
+        if head.version == 0 and self.archive is not None:
+            game = self.archive.read(game_id)
+            if game is not None:
+                dicts = [(v, json.loads(t)) for v, t in enumerate(game.texts, 1)]
+                verify(game_id, dicts, (game.version, game.head_hash), game.seed)
+                return game.version
         entries = self._redis.xrange(keys.events, "-", f"{head.version}-0") if head.version else []
         seed = self._redis.get(keys.seed) if head.version else None
         verify(
@@ -189,6 +252,8 @@ class RedisEventReader:
     def secret_seed(self, game_id: str) -> str:
         """See :meth:`events.port.EventStore.secret_seed`."""
         seed = self._redis.get(self.keys(game_id).seed)
+        if seed is None and self.archive is not None:
+            seed = self.archive.seed(game_id)
         if seed is None:
             raise GameNotFound(game_id)
         return _str(seed)

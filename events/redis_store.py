@@ -28,7 +28,7 @@ after the append (``events.feed.publish``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redis.cluster import RedisCluster
 
@@ -56,6 +56,9 @@ from events.sealing import CommitKey
 from events.recent import RecentAppends
 from events.upcasting import Upcasters
 
+if TYPE_CHECKING:  # the archive (SQLAlchemy) is imported only where one is configured
+    from events.archive.lazy import LazyArchive as ArchiveStore
+
 
 class RedisEventStore(RedisEventReader):
     """:class:`events.port.EventStore` on Redis. Thread-safe; share one per process."""
@@ -71,6 +74,7 @@ class RedisEventStore(RedisEventReader):
         feed_shards: int | None = None,
         recent: RecentAppends | None = None,
         idempotency_ttl_s: int = defaults.IDEMPOTENCY_TTL_S,
+        archive: ArchiveStore | None = None,
     ) -> None:
         """``idempotency_ttl_s``: the game's idempotency records expire this many seconds
         after the append that ends it (set in that very script; 0: never).
@@ -79,7 +83,7 @@ class RedisEventStore(RedisEventReader):
         ``recent``: a board shared with this host's other server processes, where each
         acknowledged batch is left for them (see ``events.recent``).
         ValueError for a shard count below 1 or with a cluster client."""
-        super().__init__(client, prefix=prefix, upcasters=upcasters, recent=recent)
+        super().__init__(client, prefix=prefix, upcasters=upcasters, recent=recent, archive=archive)
         if feed_shards is not None and (feed_shards < 1 or _is_cluster(client)):
             raise ValueError("feed_shards needs a positive count and a standalone Redis")
         self._feed_shards = feed_shards
@@ -164,6 +168,8 @@ class RedisEventStore(RedisEventReader):
         holds. Hidden facts included -- for admins, or for anyone once the game ended."""
         keys = self.keys(game_id)
         head = self._fetch_head(keys)
+        if head.version == 0 and self.archive is not None:
+            return self.archive.texts(game_id)  # archived: the same texts, [] if unknown
         texts: list[str] = []
         while len(texts) < head.version:
             start, stop = f"{len(texts) + 1}-0", f"{head.version}-0"
@@ -181,12 +187,16 @@ class RedisEventStore(RedisEventReader):
         ``events.audit`` verified. All or nothing, by the same ``APPEND`` script as every
         write (expected version 0, no idempotency key; see its KEYS/ARGV header).
 
-        Raises VersionConflict if ``game_id`` already holds a game (nothing is written),
+        Raises VersionConflict if ``game_id`` already holds a game, in Redis or in the
+        archive (nothing is written),
         ChainBroken unless ``history`` (stored dicts) is one valid chain of ``game_id``
         from version 1, ValueError unless it starts with a GameCreated committing to
         ``seed``. Seal-2 events must match their digests under ``seed`` (ChainBroken).
         Event schemas are the caller's to check (the audit does).
         """
+        archived = self.archive.head(game_id) if self.archive is not None else None
+        if archived is not None:  # the id is taken by an archived game
+            raise VersionConflict(game_id, 0, archived.version)
         broken = first_break(game_id, enumerate(history, start=1)) if history else (1, "no events")
         if broken is not None:
             raise ChainBroken(game_id, *broken)

@@ -12,6 +12,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
+from events.archive.lazy import LazyArchive
 from events.feed import shards_from_env
 from events.recent import RecentAppends
 from events.redis_store import RedisEventStore
@@ -76,6 +77,7 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
         feed_shards=feed_shards,
         recent=recent,
         idempotency_ttl_s=settings.idempotency_ttl_s,
+        archive=LazyArchive(settings.archive_url or None),
     )
     if notifier is None:
         from service.app.notify import default_notifier

@@ -121,6 +121,19 @@ class Settings:
     bot_job_timeout_s: int = 20
     """RQ stops a bot job running longer than this plus the think delay; it is then retried."""
 
+    archive_url: str = ""
+    """Where finished games are archived (``service.app.archiving``): ``sqlite:///<path>``
+    or ``postgresql://...``; empty = ``sqlite:///<data dir>/archive.sqlite3`` (data dir =
+    ``TABLETOP_DATA_DIR`` or ``.tabletop``)."""
+
+    archive_after_s: float = 172_800.0
+    """A finished game whose seed was revealed this many seconds ago moves from Redis to
+    the archive on the sweeper's next pass (default two days: after its idempotency
+    records expired); 0 = the sweeper archives nothing (``tabletop archive`` still can)."""
+
+    archive_batch: int = 50
+    """Most games the sweeper archives in one pass."""
+
     sweep_interval_s: float = 2.0
     """How often the sweeper looks for bot turns whose job died or stalled (and for open
     games past ``open_game_ttl_s``); with the workers' 5 s heartbeat this bounds how long

@@ -34,6 +34,9 @@ has the application record ``GameExpired`` for each one still open -- through it
 table path, at the table's version, so a seat taken at the same moment wins (the
 expiry conflicts and is retried next pass) and two sweepers expire a game once.
 Members that are no longer open (started, expired, gone) leave the index.
+
+Finished games: :func:`archive_finished_games` moves a bounded batch of games finished
+more than ``settings.archive_after_s`` ago out of Redis into the archive each pass.
 """
 
 from __future__ import annotations
@@ -71,6 +74,10 @@ DEAD, PENDING_STATE, RUNNING_STATE = "dead", "pending", "running"
 
 ALIVE_TTL_PASSES = 3
 """The heartbeat expires after this many sweep intervals without a pass."""
+
+ARCHIVE_EVERY_S = 60.0
+"""The archiving pass runs at most this often: it SCANs every head key, which costs in
+proportion to the whole key space, while the bot and open-game passes are cheap."""
 
 
 def expire_open_games(svc: Services, now: float | None = None) -> list[str]:
@@ -175,12 +182,31 @@ def job_state(client: Any, key_prefix: str, job_id: str, now: float) -> tuple[st
     return DEAD, job  # failed, stopped, canceled, finished: nothing will run it again
 
 
+def archive_finished_games(svc: Services, now: float | None = None) -> list[str]:
+    """One bounded archiving pass (``service.app.archiving``): up to ``archive_batch``
+    games whose seed was revealed more than ``archive_after_s`` ago move to the archive.
+    Returns the ids moved. Off when ``archive_after_s`` is 0 or the store has no archive.
+    A game that fails verification is logged and stays in Redis."""
+    after = svc.settings.archive_after_s
+    lazy = svc.store.archive
+    if after <= 0 or lazy is None:
+        return []
+    from service.app.archiving import archive_finished  # SQLAlchemy: only in the sweeper
+
+    # lazy.store: the archive is opened (created) only once some game is due.
+    moved, _refused = archive_finished(
+        svc.redis, lazy.store, svc.settings.key_prefix, after, limit=svc.settings.archive_batch, now=now
+    )
+    return moved
+
+
 def run(svc: Services, stop: threading.Event) -> None:
     """Sweep every ``sweep_interval_s`` until ``stop`` is set. A failing pass (Redis
     down) is logged and tried again next interval; the loop itself never dies of it."""
     bots = BotQueue.of(svc.settings, svc.redis)
     interval = svc.settings.sweep_interval_s
     alive = prefixed(svc.settings.key_prefix, SWEEPER_ALIVE)
+    archived_at = 0.0
     while not stop.is_set():
         try:
             sweep_once(svc, bots)
@@ -188,4 +214,10 @@ def run(svc: Services, stop: threading.Event) -> None:
             svc.redis.set(alive, str(time.time()), ex=max(1, int(interval * ALIVE_TTL_PASSES) + 1))
         except Exception:
             log.exception("sweep failed; trying again in %.1f s", interval)
+        if time.monotonic() - archived_at >= ARCHIVE_EVERY_S:
+            archived_at = time.monotonic()
+            try:  # an archive outage must not make the bot passes look dead
+                archive_finished_games(svc)
+            except Exception:
+                log.exception("archiving pass failed; trying again in %.0f s", ARCHIVE_EVERY_S)
         stop.wait(interval)

@@ -9,13 +9,19 @@ the idempotent cross-slot scripts make the two safe to run at the same time.
 During a full rebuild readers see missing lobby entries and totals, while views
 fall back to the store (``read_view``).
 
+Archived games (``service.app.archiving``) are rebuilt too, from the archive (the
+updater's reader falls back to it): ``archived`` lists them. Only their summary,
+lobby entry and players' totals are kept in Redis: their view hash is deleted again
+after the fold (views of archived games are computed from the archive, like any view
+whose read model is missing).
+
 Rebuilding one game (``game_id``) replaces only its own view and summary and
 re-syncs its lobby entry and its players' totals (counted once, as always).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +45,7 @@ def rebuild(
     game_id: str | None = None,
     on_plan: Callable[[dict[str, int]], None] | None = None,
     on_game: Callable[[Update], None] | None = None,
+    archived: Iterable[str] = (),
 ) -> RebuildReport:
     """Rebuild every game's read models (or only ``game_id``'s); see the module docstring.
 
@@ -53,13 +60,21 @@ def rebuild(
     else:
         ids = [game_id]
     plan = head_versions(client, keys, ids)
+    gone = {g for g in archived if plan.get(g, 0) == 0} if game_id is None else set()
     if game_id is not None and plan[game_id] == 0:
-        raise GameNotFound(game_id)
+        head = getattr(updater.reader, "archived_head", lambda _g: None)(game_id)
+        if head is None:
+            raise GameNotFound(game_id)
+        plan[game_id], gone = head.version, {game_id}
+    for gid in sorted(gone - plan.keys()):
+        plan[gid] = 0  # its version is the archive's; folded below like the others
     if on_plan is not None:
         on_plan(plan)
     events = 0
     for gid in plan:
         outcome = updater.rebuild(gid)
+        if gid in gone:
+            client.delete(keys.view(gid))  # archived: keep Redis lean (see the docstring)
         events += outcome.version
         if on_game is not None:
             on_game(outcome)

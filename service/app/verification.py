@@ -14,6 +14,8 @@ separate appends) is answered but not kept, so an incomplete history's report
 (``ok: false``: no seed yet) can never be frozen. The key is written with ``NX``:
 concurrent first calls compute the same report, the first write wins.
 
+An archived game's report is the one its move kept (``service.app.archiving``).
+
 Failure modes: Redis errors propagate (the HTTP layer answers 503). A stored text is
 trusted as written by this module; deleting the key is always safe (the next call
 recomputes it).
@@ -53,6 +55,10 @@ def verification_report(
     kept = stored_report(client, store.prefix, game_id)
     if kept is not None:
         return kept
+    if store.archived_head(game_id) is not None and store.archive is not None:
+        archived = store.archive.report(game_id)  # kept by the move, exactly as it was here
+        if archived is not None:
+            return archived
     before_compute()
     texts = store.stored_texts(game_id)
     text = encode(verify_lines(texts).to_json())

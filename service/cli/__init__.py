@@ -11,9 +11,9 @@ import sys
 from collections.abc import Sequence
 
 from service.cli import export, import_history, projections, replay, simulate, up, verify
-from service.cli import health, serve, sweeper, worker
+from service.cli import archive, health, serve, sweeper, worker
 
-COMMANDS = (simulate, up, export, verify, replay, import_history, projections, serve, worker, sweeper, health)
+COMMANDS = (simulate, up, export, verify, replay, import_history, projections, serve, worker, sweeper, health, archive)
 
 
 def build_parser() -> argparse.ArgumentParser:

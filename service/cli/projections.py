@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _rebuild_with_progress(updater: Updater, client: Any, game_id: str | None) -> RebuildReport:
+    store = updater.reader
     with _progress() as progress:
         task = progress.add_task("rebuilding", total=None)
 
@@ -61,7 +62,10 @@ def _rebuild_with_progress(updater: Updater, client: Any, game_id: str | None) -
         def on_game(outcome: Update) -> None:
             progress.advance(task, outcome.version)
 
-        return rebuild(updater, client, game_id=game_id, on_plan=on_plan, on_game=on_game)
+        archived = store.archive.game_ids() if store.archive is not None and game_id is None else ()
+        return rebuild(
+            updater, client, game_id=game_id, on_plan=on_plan, on_game=on_game, archived=archived
+        )
 
 
 def _progress() -> Progress:

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 import redis
 
+from events.archive.lazy import LazyArchive
 from events.redis_store import RedisEventStore
 from service.settings import Settings
 
@@ -45,7 +46,7 @@ def open_store(args: argparse.Namespace) -> Iterator[Opened]:
         url = args.redis_url or settings.redis_url
         prefix = settings.key_prefix if args.prefix is None else args.prefix
         client = redis.Redis.from_url(url)
-        store = RedisEventStore(client, prefix=prefix)
+        store = RedisEventStore(client, prefix=prefix, archive=LazyArchive(settings.archive_url or None))
     except ValueError as exc:
         fail(str(exc))
     try:
@@ -54,6 +55,8 @@ def open_store(args: argparse.Namespace) -> Iterator[Opened]:
         fail(f"Redis at {url} failed: {exc}")
     finally:
         client.close()
+        if store.archive is not None:
+            store.archive.close()
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

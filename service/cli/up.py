@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     _on_signals(stop)
     env = dict(os.environ)
+    env.setdefault("TABLETOP_DATA_DIR", str(Path(args.data_dir).absolute()))  # the archive's home
     redis_server = None
     if not (env.get("REDIS_URL") or env.get("TABLETOP_REDIS_URL")):
         try:

@@ -27,6 +27,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import RuleViolation
+from events.errors import ArchiveUnavailable
 from service.app import errors as app_errors
 from service.http import metrics
 
@@ -178,6 +179,7 @@ def register(app: Flask) -> None:
     app.register_error_handler(RuleViolation, _rule_violation)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(RedisConnectionError, _store_down)
+    app.register_error_handler(ArchiveUnavailable, _store_down)
     app.register_error_handler(RedisTimeoutError, _store_down)
     app.register_error_handler(RedisResponseError, _redis_error)
     app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,303 @@
+"""The archive of finished games, end to end: real Redis, a real API server (gunicorn),
+SQLite and PostgreSQL archives, the ``tabletop`` commands.
+
+For each archive backend, one Schlitzohr and one Abluxxen game are played to their end
+through the API; every read path is recorded; the games are archived with ``tabletop
+archive``; every read path must then answer the same (byte-equal exports, the same
+verification reports, views at several versions, event pages, SSE, player totals, the
+lobby), writes answer 422 ``game_over``, and ``tabletop projections rebuild`` rebuilds
+from both stores. Then: a crash between the move's steps (a ``tabletop archive`` process
+killed by SIGKILL at each step) leaves the game readable and a re-run completes it, and
+a tampered history is refused (not archived, not deleted).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+import redis
+import requests
+from support.archive_db import postgres_database
+from support.http_games import HttpApi, create_game, play_randomly, seat_everyone
+from support.live_server import LiveServer
+from support.processes import start_tabletop
+from support.redis import TestRedis, delete_prefix, unique_prefix
+
+from events.archive.store import open_archive
+from events.keys import GameKeys
+from events.projections.keys import ReadModelKeys
+from service.cli import main as tabletop
+
+ADMIN = "archive-admin-token-0123456789abcdef"
+
+
+@contextlib.contextmanager
+def _environment(env: dict[str, str]) -> Iterator[None]:
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def run_cli(env: dict[str, str], *args: str) -> tuple[int, str]:
+    """``tabletop <args>`` in this process under ``env``; (exit code, stdout)."""
+    out = io.StringIO()
+    with _environment(env), contextlib.redirect_stdout(out):
+        try:
+            code = tabletop(list(args))
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return code, out.getvalue()
+
+
+class Deployment:
+    """A live API server on the session's Redis with an archive, and two finished games."""
+
+    def __init__(self, redis_target: TestRedis, archive_url: str) -> None:
+        self.prefix = unique_prefix()
+        self.archive_url = archive_url
+        self.server = LiveServer(
+            redis_target.url, self.prefix, admin_token=ADMIN, archive_url=archive_url,
+            sse_max_s=5.0, sse_heartbeat_s=1.0, rate_limit_per_minute=0,
+            replay_limit_per_minute=0, verify_limit_per_minute=0,
+        ).start()
+        self.env = dict(self.server.env)
+        self.client = redis_target.client()
+        self.session = requests.Session()
+        self.api = HttpApi(self.session, self.server.url)
+        self.tokens: dict[str, list[str]] = {}
+
+    def play(self, game: str, options: dict[str, Any], seed: bytes) -> str:
+        game_id = create_game(self.api, game, 2, options=options)
+        self.tokens[game_id] = seat_everyone(self.api, game_id, 2)
+        play_randomly(self.api, game_id, self.tokens[game_id], seed)
+        return game_id
+
+    def get(self, path: str, token: str | None = None) -> requests.Response:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return self.session.get(self.server.url + path, headers=headers, timeout=30)
+
+    def close(self) -> None:
+        log = self.server.log_text()
+        self.server.stop()
+        self.session.close()
+        delete_prefix(self.client, self.prefix)
+        delete_prefix(self.client, f"rq:queue:{self.server.queue}")
+        self.client.close()
+        assert "Traceback" not in log, log[-3000:]
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def deployment(request: pytest.FixtureRequest, redis_target: TestRedis, tmp_path_factory: Any) -> Iterator[Deployment]:
+    with contextlib.ExitStack() as stack:
+        if request.param == "sqlite":
+            url = f"sqlite:///{tmp_path_factory.mktemp('archive') / 'archive.sqlite3'}"
+        else:
+            url = stack.enter_context(postgres_database())
+        d = Deployment(redis_target, url)
+        stack.callback(d.close)
+        yield d
+
+
+def snapshot(d: Deployment, game_id: str) -> dict[str, Any]:
+    """Every read path's answer for ``game_id``, as bytes or parsed JSON."""
+    seat0, seat1 = d.tokens[game_id]
+    head = d.get(f"/v1/games/{game_id}").json()["version"]
+    out: dict[str, Any] = {"head": head}
+    out["view"] = d.get(f"/v1/games/{game_id}").content
+    out["view_seat0"] = d.get(f"/v1/games/{game_id}", seat0).content
+    for at in sorted({1, 2, head // 3, head // 2, head - 1, head}):
+        out[f"at{at}"] = d.get(f"/v1/games/{game_id}?at={at}").content
+        out[f"at{at}_seat1"] = d.get(f"/v1/games/{game_id}?at={at}", seat1).content
+    for after, limit in ((0, 7), (5, 50), (0, 1000), (head - 3, 10)):
+        out[f"events{after}_{limit}"] = d.get(f"/v1/games/{game_id}/events?after={after}&limit={limit}").content
+        out[f"events{after}_{limit}_admin"] = d.get(f"/v1/games/{game_id}/events?after={after}&limit={limit}", ADMIN).content
+    out["export"] = d.get(f"/v1/games/{game_id}/export", ADMIN).content
+    out["export_public"] = d.get(f"/v1/games/{game_id}/export").content
+    out["verification"] = d.get(f"/v1/games/{game_id}/verification").content
+    out["legal"] = d.get(f"/v1/games/{game_id}/legal", seat0).content
+    out["sse"] = d.get(f"/v1/games/{game_id}/events/stream?after=3").content
+    out["totals"] = [d.get(f"/v1/players/player{i}").json() for i in (0, 1)]
+    lobby = d.get("/v1/games?status=finished&limit=100").json()
+    out["lobby"] = sorted(json.dumps(g, sort_keys=True) for g in lobby["games"])
+    code, text = run_cli(d.env, "verify", f"--game={game_id}", "--json")
+    out["verify_cli"] = (code, text)
+    code, text = run_cli(d.env, "export", "--", game_id)  # an id may start with "-"
+    out["export_cli"] = (code, text)
+    return out
+
+
+def test_every_read_path_answers_the_same_after_archiving(deployment: Deployment, tmp_path: Path) -> None:
+    d = deployment
+    games = [
+        d.play("schlitzohr", {"turn_cap": 10}, b"archive-s"),
+        d.play("abluxxen", {"rounds": 1}, b"archive-a"),
+    ]
+    assert run_cli(d.env, "projections", "rebuild")[0] == 0  # lobby and totals (no projector runs here)
+    before = {g: snapshot(d, g) for g in games}
+    for g in games:
+        assert b'"ok":true' in before[g]["verification"].replace(b" ", b"")
+        assert before[g]["verify_cli"][0] == 0 and before[g]["export_cli"][0] == 0
+
+    code, text = run_cli(d.env, "archive", "--older-than", "0")
+    assert code == 0, text
+    assert all(f"archived {g}" in text for g in games), text
+
+    keys = ReadModelKeys(d.prefix)
+    for g in games:
+        game_keys = GameKeys.of(d.prefix, g)
+        assert not d.client.exists(game_keys.events, game_keys.head, game_keys.idempotency, game_keys.seed,
+                                   game_keys.snapshot, game_keys.verification, keys.view(g))
+        assert d.client.exists(keys.summary(g))  # the lobby's entry stays
+    archive = open_archive(d.archive_url)
+    assert sorted(archive.game_ids()) == sorted(games)
+    archive.close()
+
+    after = {g: snapshot(d, g) for g in games}
+    for g in games:
+        for name in before[g]:
+            assert after[g][name] == before[g][name], (g, name)
+
+    # Replay from an archived export draws the same as from a live one.
+    exported = tmp_path / "export.jsonl"
+    exported.write_bytes(after[games[0]]["export"])
+    assert run_cli(d.env, "replay", str(exported))[0] == 0
+    # Its id stays taken: importing the export again is refused, nothing written to Redis.
+    assert run_cli(d.env, "import", str(exported))[0] == 1
+    assert not d.client.exists(GameKeys.of(d.prefix, games[0]).head)
+
+    # Writes to an archived game answer like a finished game.
+    g = games[0]
+    reply = d.session.post(
+        f"{d.server.url}/v1/games/{g}/commands", json={"command": {"kind": "pass"}},
+        headers={"Authorization": f"Bearer {d.tokens[g][0]}", "If-Match": f'"{before[g]["head"]}"'},
+        timeout=30,
+    )
+    assert reply.status_code == 422 and reply.json()["code"] == "game_over", reply.text
+
+    # A full rebuild (read models deleted) rebuilds archived games from the archive.
+    code, text = run_cli(d.env, "projections", "rebuild")
+    assert code == 0 and "rebuilt 2 game(s)" in text, text
+    for g in games:
+        assert not d.client.exists(keys.view(g))  # archived: no view hash comes back
+        rebuilt = snapshot(d, g)
+        assert rebuilt["lobby"] == before[g]["lobby"] and rebuilt["totals"] == before[g]["totals"]
+        assert rebuilt["view"] == before[g]["view"]
+
+
+def _kill_at(d: Deployment, game_id: str, step: str) -> None:
+    env = {**d.env, "TABLETOP_TEST_ARCHIVE_CRASH_AT": step}
+    process = start_tabletop(["archive", f"--game={game_id}"], env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == -signal.SIGKILL, err.decode()[-2000:]
+    assert not psutil.pid_exists(process.pid) or psutil.Process(process.pid).status() == psutil.STATUS_ZOMBIE
+
+
+@pytest.mark.parametrize("step", ["verified", "committed", "checked"])
+def test_a_crash_between_the_steps_leaves_the_game_readable_and_a_rerun_completes(
+    deployment: Deployment, step: str
+) -> None:
+    d = deployment
+    game_id = d.play("schlitzohr", {"turn_cap": 10}, f"crash-{step}".encode())
+    export = d.get(f"/v1/games/{game_id}/export", ADMIN).content
+    _kill_at(d, game_id, step)
+    # Killed mid-move: the game is still in Redis and reads the same.
+    assert d.client.exists(GameKeys.of(d.prefix, game_id).head)
+    assert d.get(f"/v1/games/{game_id}/export", ADMIN).content == export
+    code, text = run_cli(d.env, "archive", f"--game={game_id}")
+    assert code == 0, text
+    assert not d.client.exists(GameKeys.of(d.prefix, game_id).head)
+    assert d.get(f"/v1/games/{game_id}/export", ADMIN).content == export
+
+
+def test_a_tampered_history_is_refused_and_kept(deployment: Deployment) -> None:
+    d = deployment
+    game_id = d.play("schlitzohr", {"turn_cap": 10}, b"tampered")
+    keys = GameKeys.of(d.prefix, game_id)
+    real_seed = d.client.get(keys.seed)
+    d.client.set(keys.seed, "00" * 32)  # seal-2 digests no longer match the stored seed
+    try:
+        code, _ = run_cli(d.env, "archive", f"--game={game_id}")
+        assert code == 1
+        assert d.client.exists(keys.events, keys.head) == 2
+        archive = open_archive(d.archive_url)
+        assert archive.head(game_id) is None
+        archive.close()
+    finally:
+        d.client.set(keys.seed, real_seed)
+
+
+def test_the_sweeper_archives_games_past_the_age_in_bounded_batches(deployment: Deployment) -> None:
+    import time
+
+    from service.bootstrap import build
+    from service.settings import Settings
+    from workers.sweeper import archive_finished_games
+
+    d = deployment
+    games = [d.play("schlitzohr", {"turn_cap": 10}, f"sweep-{i}".encode()) for i in range(2)]
+    settings = Settings(
+        redis_url=d.env["TABLETOP_REDIS_URL"], key_prefix=d.prefix, archive_url=d.archive_url,
+        archive_after_s=3600, archive_batch=1,
+    )
+    svc = build(settings, client=d.client)
+    try:
+        assert archive_finished_games(svc) == []  # finished moments ago: not due
+        later = time.time() + 7200
+        moved: list[str] = []
+        for _ in range(10):  # one game per pass (the batch), until none is left
+            batch = archive_finished_games(svc, now=later)
+            assert len(batch) <= 1
+            if not batch:
+                break
+            moved += batch
+        assert set(games) <= set(moved)
+        for g in games:
+            assert not d.client.exists(GameKeys.of(d.prefix, g).head)
+            assert d.get(f"/v1/games/{g}").status_code == 200
+    finally:
+        if svc.store.archive is not None:
+            svc.store.archive.close()
+
+
+def test_an_unreachable_archive_is_a_503_never_a_500(redis_target: TestRedis, key_prefix: str) -> None:
+    """A game Redis does not hold may be archived: while the archive cannot be asked,
+    the answer is 503 ``store_unavailable`` (retry), not a 404 and not a 500."""
+    from service.bootstrap import build
+    from service.http import create_app
+    from service.settings import Settings
+
+    client = redis_target.client()
+    settings = Settings(
+        redis_url=redis_target.url, key_prefix=key_prefix,
+        archive_url="postgresql://postgres@127.0.0.1:1/nowhere?connect_timeout=1",
+    )
+    svc = build(settings, client=client)
+    try:
+        http = create_app(services=svc).test_client()
+        for path in ("/v1/games/noSuchGame", "/v1/games/noSuchGame/events", "/v1/games/noSuchGame/export"):
+            reply = http.get(path)
+            assert reply.status_code == 503 and reply.get_json()["code"] == "store_unavailable", (path, reply.data)
+    finally:
+        if svc.store.archive is not None:
+            svc.store.archive.close()
+        client.close()
