@@ -14,7 +14,9 @@ A turn whose original job is still queued or scheduled for retry is left alone: 
 workers are behind, not dead, and another job would only lengthen the queue.
 
 :func:`run` repeats that every ``settings.sweep_interval_s`` and writes a heartbeat
-(``<p>sweeper:alive``) for health checks. Several sweepers may run: at worst they
+(``<p>sweeper:alive``) for health checks. The index, the tables and the heartbeat are
+on the store's Redis (possibly a cluster: every command touches one key), the jobs on
+RQ's (``svc.queue_redis``). Several sweepers may run: at worst they
 enqueue one extra job each, which finds the turn played and does nothing.
 
 Open games: :func:`expire_open_games` takes the games of ``<p>games:open`` (see
@@ -125,7 +127,7 @@ def _sweep_game(svc: Services, bots: BotQueue, waiting: str, game_id: str, now: 
 def _pending(svc: Services, job_id: str) -> bool:
     """Whether the job exists and will still run by itself."""
     try:
-        return Job.fetch(job_id, connection=svc.redis).get_status() in PENDING
+        return Job.fetch(job_id, connection=svc.queue_redis).get_status() in PENDING
     except NoSuchJobError:
         return False
 
@@ -133,7 +135,7 @@ def _pending(svc: Services, job_id: str) -> bool:
 def run(svc: Services, stop: threading.Event) -> None:
     """Sweep every ``sweep_interval_s`` until ``stop`` is set. A failing pass (Redis
     down) is logged and tried again next interval; the loop itself never dies of it."""
-    bots = BotQueue.of(svc.settings, svc.redis)
+    bots = BotQueue.of(svc.settings, svc.queue_redis)
     interval = svc.settings.sweep_interval_s
     alive = prefixed(svc.settings.key_prefix, SWEEPER_ALIVE)
     while not stop.is_set():

@@ -198,8 +198,11 @@ class RedisNotifier:
             self._bots.enqueue(game_id, table.version, seat, level=table.seats[seat].bot)
 
 
-def default_notifier(settings: Settings, client: Any, *, feed_in_store: bool = False) -> RedisNotifier:
-    """The notifier of a real deployment: feed (unless ``feed_in_store``), index and
-    queue on ``client``'s Redis."""
-    bots = BotQueue.of(settings, client)
+def default_notifier(
+    settings: Settings, client: Any, queue_client: Any = None, *, feed_in_store: bool = False
+) -> RedisNotifier:
+    """The notifier of a real deployment: feed (unless ``feed_in_store``) and index on
+    ``client`` (the store's Redis, possibly a cluster: each is one key, slot-safe), the
+    bot queues on ``queue_client`` (RQ's plain Redis; default ``client``)."""
+    bots = BotQueue.of(settings, client if queue_client is None else queue_client)
     return RedisNotifier(client, settings.key_prefix, bots, feed_in_store=feed_in_store)

@@ -5,7 +5,11 @@
   within its TTL (RQ drops workers whose heartbeat expired);
 - ``sweeper``: the sweeper's heartbeat key (``<p>sweeper:alive``) exists;
 - ``redis``: Redis answers PING (also the projector's check: it has no port of its own),
-  and would never evict a key (:func:`eviction_check`).
+  and would never evict a key (:func:`eviction_check`); on a cluster
+  (``redis+cluster://``) every master must.
+
+``worker`` looks on RQ's Redis (``TABLETOP_QUEUE_REDIS_URL``, default the store's), the
+others on the store's (``TABLETOP_REDIS_URL``).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from typing import Any
 from rq import Queue, Worker
 
 from events.keys import SWEEPER_ALIVE, prefixed
-from service.bootstrap import redis_client
+from service.bootstrap import queue_redis_url, redis_client
 from service.settings import Settings
 
 
@@ -47,12 +51,18 @@ def _check(part: str, url: str) -> tuple[bool, str]:
         with urllib.request.urlopen(f"{url}/healthz", timeout=3) as response:
             return response.status == 200, f"HTTP {response.status}"
     settings = Settings.from_env()
+    if part == "worker":  # RQ's own Redis (TABLETOP_QUEUE_REDIS_URL)
+        return _worker_check(redis_client(queue_redis_url(settings)), settings)
     client = redis_client(settings.redis_url)
     if part == "redis":
         client.ping()
         return eviction_check(client)
     if part == "sweeper":
         return client.exists(prefixed(settings.key_prefix, SWEEPER_ALIVE)) == 1, "heartbeat key"
+    raise ValueError(f"unknown part {part!r}")
+
+
+def _worker_check(client: Any, settings: Settings) -> tuple[bool, str]:
     queue = Queue(settings.queue_name, connection=client)
     here = socket.gethostname()
     mine = [w.name for w in Worker.all(queue=queue) if w.hostname == here]
