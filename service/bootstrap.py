@@ -106,6 +106,8 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
     cluster and no queue URL is set.
     """
     settings = settings or Settings.from_env()
+    if notifier is None:
+        queue_redis_url(settings)  # a missing queue URL fails before any connection
     client = client if client is not None else redis_client(settings.redis_url)
     queue_client = _queue_client(settings, client, needed=notifier is None)
     feed_shards = None if notifier is not None or isinstance(client, RedisCluster) else shards_from_env()

@@ -20,6 +20,7 @@ import sys
 import urllib.request
 from typing import Any
 
+from redis.cluster import ClusterNode, RedisCluster
 from rq import Queue, Worker
 
 from events.keys import SWEEPER_ALIVE, prefixed
@@ -55,6 +56,8 @@ def _check(part: str, url: str) -> tuple[bool, str]:
         return _worker_check(redis_client(queue_redis_url(settings)), settings)
     client = redis_client(settings.redis_url)
     if part == "redis":
+        if isinstance(client, RedisCluster):
+            return _cluster_check(client)
         client.ping()
         return eviction_check(client)
     if part == "sweeper":
@@ -67,6 +70,30 @@ def _worker_check(client: Any, settings: Settings) -> tuple[bool, str]:
     here = socket.gethostname()
     mine = [w.name for w in Worker.all(queue=queue) if w.hostname == here]
     return bool(mine), f"{len(mine)} worker(s) of {here} on {settings.queue_name}"
+
+
+def _cluster_check(client: RedisCluster) -> tuple[bool, str]:
+    """:func:`eviction_check` on every master of the cluster: healthy only if all are (a
+    master that evicts loses the keys of its slots); one line naming each master."""
+    healthy, details = True, []
+    masters = client.get_primaries()
+    for node in masters:
+        client.ping(target_nodes=node)
+        ok, detail = eviction_check(_NodeConfig(client, node))
+        healthy = healthy and ok
+        details.append(f"{node.name}: {detail}")
+    return healthy, f"{len(masters)} masters: " + "; ".join(details)
+
+
+class _NodeConfig:
+    """``config_get`` of one node of a cluster, for :func:`eviction_check`."""
+
+    def __init__(self, client: RedisCluster, node: ClusterNode) -> None:
+        self._client = client
+        self._node = node
+
+    def config_get(self, name: str) -> Any:
+        return self._client.config_get(name, target_nodes=self._node)
 
 
 def eviction_check(client: Any) -> tuple[bool, str]:

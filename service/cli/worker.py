@@ -21,6 +21,7 @@ queue URL the worker refuses to start (``service.bootstrap.queue_redis_url``).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from rq import Queue, SimpleWorker, Worker
@@ -42,7 +43,11 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    svc = build()
+    try:
+        svc = build()
+    except ValueError as exc:  # bad settings, e.g. a cluster store without a queue Redis
+        print(f"tabletop worker: {exc}", file=sys.stderr)
+        return 2
     bots.use_services(svc)
     # Order matters: cheap turns first (see the module docstring). RQ lives on its own
     # plain Redis (TABLETOP_QUEUE_REDIS_URL) when the store is a cluster.
