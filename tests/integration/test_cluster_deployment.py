@@ -13,9 +13,14 @@ each one finished.
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,8 +78,7 @@ def deployment(local_cluster: LocalCluster, redis_target: TestRedis) -> Iterator
     processes: list[subprocess.Popen[bytes]] = []
     sessions = [ContractSession(), ContractSession()]
     try:
-        for _ in range(2):
-            servers.append(LiveServer(url, prefix, **settings).start())
+        # The bot processes first: they boot while the API instances do.
         for name in ("cluster-w1", "cluster-w2"):
             processes.append(start_tabletop(["worker", "--name", f"{name}-{queue}"], env))
         processes.append(start_tabletop(["sweeper"], env))
@@ -86,6 +90,9 @@ def deployment(local_cluster: LocalCluster, redis_target: TestRedis) -> Iterator
                 process_group=0,
             )
         )
+        servers += [LiveServer(url, prefix, **settings) for _ in range(2)]
+        with ThreadPoolExecutor(2) as pool:
+            list(pool.map(LiveServer.start, servers))
         yield Deployment(
             url, prefix, env, [HttpApi(s, server.url) for s, server in zip(sessions, servers)]
         )
@@ -94,6 +101,9 @@ def deployment(local_cluster: LocalCluster, redis_target: TestRedis) -> Iterator
         assert all(p.poll() is None for p in processes), [p.returncode for p in processes]
     finally:
         pids = [p.pid for p in processes] + [s.process.pid for s in servers if s.process]
+        for pid in pids:  # all at once: each then shuts down while the others do
+            with suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGTERM)
         for process in processes:
             stop_process(process)
         for server in servers:
@@ -186,7 +196,9 @@ def _play_against_a_bot(apis: list[HttpApi]) -> str:
     token = joined.body["token"]
     pick = SeededRandom(b"cluster-human", "pick")
     view = _view(apis[0], game_id)
+    deadline = time.monotonic() + GAME_TIMEOUT_S  # a bound, not a timed assert
     for step in range(400):
+        assert time.monotonic() < deadline, f"game {game_id} stalled at {view['version']}"
         api = apis[step % 2]
         if view["status"] == "finished":
             final = wait_until(lambda: _finished(api, game_id), GAME_TIMEOUT_S, "the seed reveal")
