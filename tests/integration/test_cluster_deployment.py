@@ -27,6 +27,7 @@ from typing import Any
 import psutil
 import pytest
 import redis
+from redis.cluster import RedisCluster
 from support.cluster import LocalCluster
 from support.contract import ContractSession
 from support.http_games import HttpApi
@@ -43,13 +44,18 @@ from support.processes import (
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
 from engine.rng import SeededRandom
+from service.app.notify import BotQueue
+from service.bootstrap import build
 from service.cli import main
+from service.settings import Settings
+from workers import sweeper
 
 SETTINGS = {
-    "rate_limit_per_minute": 0,
-    "create_limit_per_minute": 0,
-    "verify_limit_per_minute": 0,
-    "replay_limit_per_minute": 0,
+    # On, but never reached: their counters live on the cluster too.
+    "rate_limit_per_minute": 100_000,
+    "create_limit_per_minute": 1_000,
+    "verify_limit_per_minute": 1_000,
+    "replay_limit_per_minute": 1_000,
     "long_poll_max_s": 5.0,
     "sweep_interval_s": 1.0,
 }
@@ -227,11 +233,11 @@ def _health(env: dict[str, str], part: str) -> int:
     ).returncode
 
 
-def test_bot_processes_refuse_to_start_on_a_cluster_without_a_queue_redis(
+def test_bot_and_api_processes_refuse_to_start_on_a_cluster_without_a_queue_redis(
     local_cluster: LocalCluster,
 ) -> None:
     env = service_env(cluster_url(local_cluster), unique_prefix(), unique_queue())
-    for command in ("worker", "sweeper"):
+    for command in ("worker", "sweeper", "serve"):
         done = subprocess.run(
             [sys.executable, "-m", "service.cli", command],
             env=env,
@@ -242,3 +248,34 @@ def test_bot_processes_refuse_to_start_on_a_cluster_without_a_queue_redis(
         )
         assert done.returncode == 2, done
         assert "TABLETOP_QUEUE_REDIS_URL" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_sweeper_re_enqueues_a_lost_turn_on_the_queue_redis(
+    local_cluster: LocalCluster, redis_target: TestRedis
+) -> None:
+    """The index is on the cluster, the jobs on RQ's Redis: a turn whose job was lost is
+    found in ``<p>bots:waiting`` and enqueued again -- on the plain Redis, never the cluster."""
+    prefix, queue = unique_prefix(), unique_queue()
+    settings = Settings(
+        redis_url=cluster_url(local_cluster),
+        queue_redis_url=redis_target.url,
+        key_prefix=prefix,
+        queue_name=queue,
+    )
+    svc = build(settings)
+    try:
+        assert isinstance(svc.redis, RedisCluster) and not isinstance(svc.queue_redis, RedisCluster)
+        game_id = svc.app.create_game("schlitzohr", {"turn_cap": 10}, ["random", "greedy"])["game_id"]
+        bots = BotQueue.of(settings, svc.queue_redis)
+        assert bots.queue.count == 1  # the notifier's job, on RQ's Redis
+        delete_rq_keys(svc.queue_redis, queue)  # lost (a flushed queue Redis)
+        later = time.time() + settings.bot_stall_s + 1
+        enqueued = sweeper.sweep_once(svc, bots, now=later)
+        assert len(enqueued) == 1 and enqueued[0].startswith(f"bot-{game_id}-")
+        assert bots.queue.job_ids == enqueued
+        assert svc.redis.zscore(f"{prefix}bots:waiting", game_id) == pytest.approx(later)
+    finally:
+        delete_rq_keys(svc.queue_redis, queue)
+        delete_prefix(svc.redis, prefix)
+        svc.redis.close()
+        svc.queue_redis.close()
