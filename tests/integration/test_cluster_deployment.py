@@ -268,8 +268,9 @@ def test_the_sweeper_re_enqueues_a_lost_turn_on_the_queue_redis(
         game_id = svc.app.create_game("schlitzohr", {"turn_cap": 10}, ["random", "greedy"])["game_id"]
         bots = BotQueue.of(settings, svc.queue_redis)
         assert bots.queue.count == 1  # the notifier's job, on RQ's Redis
-        delete_rq_keys(svc.queue_redis, queue)  # lost (a flushed queue Redis)
         later = time.time() + settings.bot_stall_s + 1
+        assert sweeper.sweep_once(svc, bots, now=later) == []  # still queued: left alone
+        delete_rq_keys(svc.queue_redis, queue)  # lost (a flushed queue Redis)
         enqueued = sweeper.sweep_once(svc, bots, now=later)
         assert len(enqueued) == 1 and enqueued[0].startswith(f"bot-{game_id}-")
         assert bots.queue.job_ids == enqueued
