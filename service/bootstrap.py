@@ -122,7 +122,9 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
     if notifier is None:
         from service.app.notify import default_notifier
 
-        notifier = default_notifier(settings, client, queue_client, feed_in_store=store.publishes_feed)
+        notifier = default_notifier(
+            settings, client, queue_client, feed_in_store=store.publishes_feed
+        )
     open_games = OpenGames(
         client,
         settings.key_prefix,

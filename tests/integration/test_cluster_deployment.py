@@ -152,7 +152,9 @@ def _create(api: HttpApi, game: str, bots: dict[str, str], options: dict[str, An
     return str(reply.body["game_id"])
 
 
-def _check_verified(deployment: Deployment, game_id: str, capsys: pytest.CaptureFixture[str]) -> None:
+def _check_verified(
+    deployment: Deployment, game_id: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     for api in deployment.apis:
         report = api.call("GET", f"/v1/games/{game_id}/verification").body
         assert report["ok"] and report["commands"] > 0, report
@@ -265,7 +267,8 @@ def test_the_sweeper_re_enqueues_a_lost_turn_on_the_queue_redis(
     svc = build(settings)
     try:
         assert isinstance(svc.redis, RedisCluster) and not isinstance(svc.queue_redis, RedisCluster)
-        game_id = svc.app.create_game("schlitzohr", {"turn_cap": 10}, ["random", "greedy"])["game_id"]
+        created = svc.app.create_game("schlitzohr", {"turn_cap": 10}, ["random", "greedy"])
+        game_id = created["game_id"]
         bots = BotQueue.of(settings, svc.queue_redis)
         assert bots.queue.count == 1  # the notifier's job, on RQ's Redis
         later = time.time() + settings.bot_stall_s + 1

@@ -58,7 +58,12 @@ def test_export_verify_import_and_rebuild_on_a_cluster(
     ]
     for game_id, name, players in specs:
         write_game(
-            store, game_id, name, players, seed=seed_for(game_id), on_append=lambda g, v: updater.update(g)
+            store,
+            game_id,
+            name,
+            players,
+            seed=seed_for(game_id),
+            on_append=lambda g, v: updater.update(g),
         )
     live = dump_read_models(client, prefix)
     target = ["--redis-url", url, "--prefix", prefix]

@@ -173,7 +173,8 @@ def test_the_cluster_variant_gives_rq_a_plain_redis(cluster_compose: dict[str, A
     for name in CLUSTER_TABLETOP:
         environment = found[name]["environment"]
         store = environment["TABLETOP_REDIS_URL"]
-        assert store.startswith("redis+cluster://") and store.removeprefix("redis+cluster://") in nodes
+        assert store.startswith("redis+cluster://")
+        assert store.removeprefix("redis+cluster://") in nodes
         assert environment["TABLETOP_QUEUE_REDIS_URL"] == "redis://redis-queue:6379/0"
         # The settings as a process in that container reads them (interpolations from
         # the operator's shell left out): valid, and RQ's Redis is the plain one.
