@@ -78,8 +78,11 @@ Stream hubs (``service/http/waits.py``, one per API worker process):
     XREAD returns and includes its game. At most 8 entries; expires an hour after its
     last wake-up, so a hub that died leaves nothing behind.
 
-RQ keeps its own keys under ``rq:`` (its queue, job hashes ``rq:job:bot-...``, registries);
-each deployment therefore needs its own ``TABLETOP_QUEUE_NAME`` when several share a database.
+RQ keeps its own keys under ``rq:`` (its queue, job hashes ``rq:job:bot-...``, registries)
+on its own Redis, ``TABLETOP_QUEUE_REDIS_URL`` (default: the store's; required to be a
+plain Redis when the store is a cluster: RQ's transactions span slots). No key above is
+used in a transaction with RQ's, so all of them stay on the store, cluster or not;
+each deployment needs its own ``TABLETOP_QUEUE_NAME`` when several share a database.
 
 Projections (``events/projections``; built by ``events/projections/keys.py``, the
 feed key by ``events/feed.py``). All derived from the streams: ``tabletop

@@ -20,6 +20,12 @@ class Settings:
     """Where Redis runs (``REDIS_URL`` is accepted too). ``tabletop up`` starts an
     embedded server and sets this when neither is given."""
 
+    queue_redis_url: str = ""
+    """The plain Redis that RQ (the bot queues, workers, scheduler) uses; empty = the
+    store's ``redis_url``. Required when that is a Redis Cluster (``redis+cluster://``):
+    RQ's transactions span keys of several slots, so the event store may be a cluster
+    but the queue may not (``service.bootstrap.queue_redis_url``)."""
+
     key_prefix: str = "tt:"
     """Put in front of every Redis key, so deployments can share a database."""
 

@@ -25,7 +25,9 @@ comes :data:`RECOVER_AFTER_S` later at the earliest. Jobs are read on the RQ que
 own connection (``BotQueue``).
 
 :func:`run` repeats that every ``settings.sweep_interval_s`` and writes a heartbeat
-(``<p>sweeper:alive``) for health checks. Several sweepers may run: at worst they
+(``<p>sweeper:alive``) for health checks. The index, the tables and the heartbeat are
+on the store's Redis (possibly a cluster: every command touches one key), the jobs on
+RQ's (``svc.queue_redis``). Several sweepers may run: at worst they
 enqueue one extra job each, which finds the turn played and does nothing.
 
 Open games: :func:`expire_open_games` takes the games of ``<p>games:open`` (see
@@ -203,7 +205,7 @@ def archive_finished_games(svc: Services, now: float | None = None) -> list[str]
 def run(svc: Services, stop: threading.Event) -> None:
     """Sweep every ``sweep_interval_s`` until ``stop`` is set. A failing pass (Redis
     down) is logged and tried again next interval; the loop itself never dies of it."""
-    bots = BotQueue.of(svc.settings, svc.redis)
+    bots = BotQueue.of(svc.settings, svc.queue_redis)
     interval = svc.settings.sweep_interval_s
     alive = prefixed(svc.settings.key_prefix, SWEEPER_ALIVE)
     archived_at = 0.0

@@ -16,6 +16,11 @@ each successful append it
    deterministic job id :func:`bot_job_id` (``unique``: a second enqueue of the same
    turn is a no-op).
 
+1 and 2 go to the store's Redis, which may be a cluster (each is a single key, in a
+non-transactional pipeline: slot-safe); 3 goes to RQ's own plain Redis
+(``TABLETOP_QUEUE_REDIS_URL``, by default the same server), since RQ's enqueue is a
+transaction over keys of several slots. No key of ours is in RQ's transaction.
+
 Queues by cost: a strong bot thinks for up to ``bot_budget_s`` per turn, a random or
 greedy one for milliseconds. Their turns go to two RQ queues (:func:`bot_queue_names`):
 ``<queue_name>`` for the cheap levels and ``<queue_name>-strong`` for the strong one,
@@ -199,8 +204,11 @@ class RedisNotifier:
             self._bots.enqueue(game_id, table.version, seat, level=table.seats[seat].bot)
 
 
-def default_notifier(settings: Settings, client: Any, *, feed_in_store: bool = False) -> RedisNotifier:
-    """The notifier of a real deployment: feed (unless ``feed_in_store``), index and
-    queue on ``client``'s Redis."""
-    bots = BotQueue.of(settings, client)
+def default_notifier(
+    settings: Settings, client: Any, queue_client: Any = None, *, feed_in_store: bool = False
+) -> RedisNotifier:
+    """The notifier of a real deployment: feed (unless ``feed_in_store``) and index on
+    ``client`` (the store's Redis, possibly a cluster: each is one key, slot-safe), the
+    bot queues on ``queue_client`` (RQ's plain Redis; default ``client``)."""
+    bots = BotQueue.of(settings, client if queue_client is None else queue_client)
     return RedisNotifier(client, settings.key_prefix, bots, feed_in_store=feed_in_store)

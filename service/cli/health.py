@@ -7,7 +7,11 @@
   heartbeat stopped (dead, or alive but disconnected from Redis: see its log);
 - ``sweeper``: the sweeper's heartbeat key (``<p>sweeper:alive``) exists;
 - ``redis``: Redis answers PING (also the projector's check: it has no port of its own),
-  and would never evict a key (:func:`eviction_check`).
+  and would never evict a key (:func:`eviction_check`); on a cluster
+  (``redis+cluster://``) every master must.
+
+``worker`` looks on RQ's Redis (``TABLETOP_QUEUE_REDIS_URL``, default the store's), the
+others on the store's (``TABLETOP_REDIS_URL``).
 """
 
 from __future__ import annotations
@@ -20,10 +24,11 @@ from typing import Any
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.cluster import ClusterNode, RedisCluster
 from rq import Queue, Worker
 
 from events.keys import SWEEPER_ALIVE, prefixed
-from service.bootstrap import redis_client
+from service.bootstrap import queue_redis_url, redis_client
 from service.settings import Settings
 from workers.rq_worker import live_workers
 
@@ -52,12 +57,20 @@ def _check(part: str, url: str) -> tuple[bool, str]:
         with urllib.request.urlopen(f"{url}/healthz", timeout=3) as response:
             return response.status == 200, f"HTTP {response.status}"
     settings = Settings.from_env()
+    if part == "worker":  # RQ's own Redis (TABLETOP_QUEUE_REDIS_URL)
+        return _worker_check(redis_client(queue_redis_url(settings)), settings)
     client = redis_client(settings.redis_url)
     if part == "redis":
+        if isinstance(client, RedisCluster):
+            return _cluster_check(client)
         client.ping()
         return eviction_check(client)
     if part == "sweeper":
         return client.exists(prefixed(settings.key_prefix, SWEEPER_ALIVE)) == 1, "heartbeat key"
+    raise ValueError(f"unknown part {part!r}")
+
+
+def _worker_check(client: Any, settings: Settings) -> tuple[bool, str]:
     try:
         return worker_check(client, settings.key_prefix, settings.queue_name, socket.gethostname())
     except (RedisConnectionError, RedisTimeoutError) as exc:
@@ -78,6 +91,30 @@ def worker_check(client: Any, key_prefix: str, queue_name: str, host: str) -> tu
             f" {', '.join(silent)} (dead, or alive but disconnected from Redis: see its log)"
         )
     return False, f"no live worker of {host} on {queue_name}"
+
+
+def _cluster_check(client: RedisCluster) -> tuple[bool, str]:
+    """:func:`eviction_check` on every master of the cluster: healthy only if all are (a
+    master that evicts loses the keys of its slots); one line naming each master."""
+    healthy, details = True, []
+    masters = client.get_primaries()
+    for node in masters:
+        client.ping(target_nodes=node)
+        ok, detail = eviction_check(_NodeConfig(client, node))
+        healthy = healthy and ok
+        details.append(f"{node.name}: {detail}")
+    return healthy, f"{len(masters)} masters: " + "; ".join(details)
+
+
+class _NodeConfig:
+    """``config_get`` of one node of a cluster, for :func:`eviction_check`."""
+
+    def __init__(self, client: RedisCluster, node: ClusterNode) -> None:
+        self._client = client
+        self._node = node
+
+    def config_get(self, name: str) -> Any:
+        return self._client.config_get(name, target_nodes=self._node)
 
 
 def eviction_check(client: Any) -> tuple[bool, str]:

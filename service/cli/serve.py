@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from service.runner.gunicorn import API_FACTORY, WORKER_CLASSES, ServerOptions, exec_serve
@@ -40,7 +41,13 @@ def default_workers() -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    Settings.from_env()  # fail now on a bad TABLETOP_* value, not in each worker
+    from service.bootstrap import queue_redis_url
+
+    try:  # fail now on a bad TABLETOP_* value, not in each worker
+        queue_redis_url(Settings.from_env())  # a cluster store needs a queue Redis
+    except ValueError as exc:
+        print(f"tabletop serve: {exc}", file=sys.stderr)
+        return 2
     options = ServerOptions(
         args.bind, args.workers, args.worker_class, args.threads, args.access_log
     )

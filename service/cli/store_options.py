@@ -2,7 +2,9 @@
 (``export``, ``verify --game``, ``import``).
 
 ``--redis-url`` defaults to ``TABLETOP_REDIS_URL`` / ``REDIS_URL`` (then the local
-default of :class:`service.settings.Settings`), ``--prefix`` to
+default of :class:`service.settings.Settings`); a ``redis+cluster://host:port`` URL
+opens a Redis Cluster client, as the server does (``service.bootstrap.redis_client``).
+``--prefix`` defaults to
 ``TABLETOP_KEY_PREFIX`` (then ``tt:``): the same keys the server uses.
 """
 
@@ -13,9 +15,10 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import redis
+from redis.exceptions import RedisClusterException
 
 from events.archive.lazy import LazyArchive
 from events.redis_store import RedisEventStore
@@ -24,7 +27,9 @@ from service.settings import Settings
 
 def add_redis_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--redis-url", help="Redis to use (default: TABLETOP_REDIS_URL or REDIS_URL)"
+        "--redis-url",
+        help="Redis to use, redis+cluster://host:port for a cluster"
+        " (default: TABLETOP_REDIS_URL or REDIS_URL)",
     )
     parser.add_argument("--prefix", help="key prefix (default: TABLETOP_KEY_PREFIX or tt:)")
 
@@ -33,7 +38,8 @@ def add_redis_arguments(parser: argparse.ArgumentParser) -> None:
 class Opened:
     """A Redis client and the event store on it (under ``store.prefix``)."""
 
-    client: redis.Redis
+    client: Any
+    """A ``redis.Redis``, or a ``RedisCluster`` for a ``redis+cluster://`` URL."""
     store: RedisEventStore
 
 
@@ -41,17 +47,24 @@ class Opened:
 def open_store(args: argparse.Namespace) -> Iterator[Opened]:
     """A store on the Redis and prefix the arguments name; SystemExit(2) with a readable
     message for bad settings or an unreachable Redis, here or while it is in use."""
+    from service.bootstrap import redis_client  # the server's own choice of client
+
     try:
         settings = Settings.from_env()
         url = args.redis_url or settings.redis_url
         prefix = settings.key_prefix if args.prefix is None else args.prefix
-        client = redis.Redis.from_url(url)
-        store = RedisEventStore(client, prefix=prefix, archive=LazyArchive(settings.archive_url or None))
     except ValueError as exc:
         fail(str(exc))
     try:
+        client = redis_client(url)  # a cluster client connects (and may fail) here
+        store = RedisEventStore(client, prefix=prefix, archive=LazyArchive(settings.archive_url or None))
+    except ValueError as exc:
+        fail(str(exc))
+    except (redis.RedisError, RedisClusterException) as exc:
+        fail(f"Redis at {url} failed: {exc}")
+    try:
         yield Opened(client, store)
-    except redis.RedisError as exc:
+    except (redis.RedisError, RedisClusterException) as exc:
         fail(f"Redis at {url} failed: {exc}")
     finally:
         client.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
+import sys
 import threading
 from types import FrameType
 from typing import Any
@@ -33,7 +34,12 @@ def run(args: argparse.Namespace) -> int:
     def request_stop(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
+    try:
+        svc = build()
+    except ValueError as exc:  # bad settings, e.g. a cluster store without a queue Redis
+        print(f"tabletop sweeper: {exc}", file=sys.stderr)
+        return 2
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
-    sweep_forever(build(), stop)
+    sweep_forever(svc, stop)
     return 0

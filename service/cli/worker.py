@@ -12,11 +12,16 @@ turn is a few milliseconds of Python, cheaper than the fork RQ's default ``Worke
 makes per job, and the process keeps its table cache and Redis pool between turns.
 Job timeouts still hold (RQ's SIGALRM death penalty). ``fork`` isolates each job in a
 child process. SIGTERM or SIGINT: finish the current job, then stop (RQ's warm shutdown).
+
+RQ's keys are on ``TABLETOP_QUEUE_REDIS_URL`` (default: the store's Redis), the game
+streams on ``TABLETOP_REDIS_URL``, which may be a cluster; on a cluster without a
+queue URL the worker refuses to start (``service.bootstrap.queue_redis_url``).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from rq import Queue
@@ -39,11 +44,18 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    svc = build()
+    try:
+        svc = build()
+    except ValueError as exc:  # bad settings, e.g. a cluster store without a queue Redis
+        print(f"tabletop worker: {exc}", file=sys.stderr)
+        return 2
     bots.use_services(svc)
-    # Order matters: cheap turns first (see the module docstring).
-    queues = [Queue(name, connection=svc.redis) for name in bot_queue_names(svc.settings)]
-    worker = WORKER_CLASSES[args.worker_class](queues, connection=svc.redis, name=args.name)
+    # Order matters: cheap turns first (see the module docstring). RQ lives on its own
+    # plain Redis (TABLETOP_QUEUE_REDIS_URL) when the store is a cluster; the heartbeat
+    # goes there too, under the store's key prefix.
+    rq_redis = svc.queue_redis
+    queues = [Queue(name, connection=rq_redis) for name in bot_queue_names(svc.settings)]
+    worker = WORKER_CLASSES[args.worker_class](queues, connection=rq_redis, name=args.name)
     worker.key_prefix = svc.settings.key_prefix  # where its heartbeat goes
     worker.work(burst=args.burst, logging_level=args.log_level)
     return 0
