@@ -1,8 +1,9 @@
 """Redis options shared by the sub-commands that read or write the event store directly
 (``export``, ``verify --game``, ``import``).
 
-``--redis-url`` defaults to ``TABLETOP_REDIS_URL`` / ``REDIS_URL`` (then the local
-default of :class:`service.settings.Settings`), ``--prefix`` to
+``--redis-url`` defaults to ``TABLETOP_REDIS_URL``, then ``REDIS_URL``, then the Redis
+that ``tabletop up`` recorded in ``<--data-dir>/service.json`` (default ``.tabletop``),
+then ``redis://127.0.0.1:6379/0`` (``service.runner.datadir``); ``--prefix`` to
 ``TABLETOP_KEY_PREFIX`` (then ``tt:``): the same keys the server uses.
 """
 
@@ -18,14 +19,26 @@ from typing import NoReturn
 import redis
 
 from events.redis_store import RedisEventStore
+from service.runner.datadir import DEFAULT_DATA_DIR, resolve_redis_url
 from service.settings import Settings
 
 
 def add_redis_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--redis-url", help="Redis to use (default: TABLETOP_REDIS_URL or REDIS_URL)"
+        "--redis-url",
+        help="Redis to use (default: TABLETOP_REDIS_URL, REDIS_URL, then the one"
+        " tabletop up recorded in the data directory)",
     )
+    add_data_dir_argument(parser)
     parser.add_argument("--prefix", help="key prefix (default: TABLETOP_KEY_PREFIX or tt:)")
+
+
+def add_data_dir_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data-dir",
+        default=DEFAULT_DATA_DIR,
+        help="tabletop up's data directory, whose service.json says where its Redis is",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +55,8 @@ def open_store(args: argparse.Namespace) -> Iterator[Opened]:
     message for bad settings or an unreachable Redis, here or while it is in use."""
     try:
         settings = Settings.from_env()
-        url = args.redis_url or settings.redis_url
+        resolved = resolve_redis_url(args.redis_url, args.data_dir)
+        url = resolved.url
         prefix = settings.key_prefix if args.prefix is None else args.prefix
         client = redis.Redis.from_url(url)
         store = RedisEventStore(client, prefix=prefix)
@@ -51,7 +65,7 @@ def open_store(args: argparse.Namespace) -> Iterator[Opened]:
     try:
         yield Opened(client, store)
     except redis.RedisError as exc:
-        fail(f"Redis at {url} failed: {exc}")
+        fail(f"Redis at {url} ({resolved.source}) failed: {exc}")
     finally:
         client.close()
 
