@@ -115,15 +115,27 @@ def _finished(url: str, game_id: str) -> bool:
     return bool(view.get("status") == "finished" and view.get("seed"))
 
 
+def _pgid(process: psutil.Process) -> int | None:
+    try:
+        return os.getpgid(process.pid)
+    except ProcessLookupError:
+        return None
+
+
 # --- the scenario -----------------------------------------------------------------
 
 
 def kill_and_recover(
-    up: Up, name: str, pattern: str, games: list[str], busy: Callable[[], None]
+    up: Up, name: str, pattern: str, group_size: int, games: list[str], busy: Callable[[], None]
 ) -> float:
-    """kill -9 the child ``name``; the seconds until it is back and the API answers."""
+    """kill -9 the child ``name`` (whose process group has ``group_size`` processes);
+    the seconds until it is back and the API answers."""
     victim = up.child(pattern)
-    group = [p for p in up.family() if os.getpgid(p.pid) == victim.pid]
+    group = wait_until(
+        lambda: (g := [p for p in up.family() if _pgid(p) == victim.pid]) and len(g) >= group_size and g,
+        UP_TIMEOUT_S,
+        f"{name}'s group to have {group_size} processes",
+    )
     busy()  # work in flight at the moment of the kill
     before = snapshot(up.url, games)
     started = time.monotonic()
@@ -151,12 +163,12 @@ def test_up_restarts_each_killed_child_and_loses_nothing(up: Up) -> None:
         games.append(create_bot_game(up.url))
 
     recoveries = {
-        name: kill_and_recover(up, name, pattern, games, more_bot_games)
-        for name, pattern in (
-            ("redis", r"redis-server"),
-            ("bot worker", r"service\.cli worker"),
-            ("gunicorn master", r"service\.runner\.gunicorn"),
-            ("projector", r"workers\.projector"),
+        name: kill_and_recover(up, name, pattern, group_size, games, more_bot_games)
+        for name, pattern, group_size in (
+            ("bot worker", r"service\.cli worker", 2),  # with RQ's scheduler process
+            ("redis", r"redis-server", 1),
+            ("gunicorn master", r"service\.runner\.gunicorn", 2),  # with its worker
+            ("projector", r"workers\.projector", 1),
         )
     }
     print(f"\nrecovery times (s): {json.dumps({k: round(v, 2) for k, v in recoveries.items()})}", file=sys.stderr)
