@@ -36,12 +36,16 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from service.runner.datadir import admin_token, prepare, write_record
+from service.runner.datadir import DEFAULT_DATA_DIR, TOKEN_ENV, admin_token, prepare, write_record
 from service.runner.redis import embedded_redis, wait_for_redis
 from service.runner.supervisor import CrashLoop, RestartPolicy, Supervisor
 
 HEALTH_TIMEOUT_S = 60.0
 """How long the API may take to answer ``/healthz`` after its start."""
+
+REDIS_START_S = 300.0
+"""How long the embedded Redis may take to answer at the start (replaying a large AOF
+takes a while; a server that dies meanwhile is reported at once)."""
 
 
 def add_parser(sub: Any) -> None:
@@ -53,7 +57,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=2, help="API worker processes")
     p.add_argument("--bot-workers", type=int, default=2, help="RQ worker processes for bot turns")
     p.add_argument(
-        "--data-dir", default=".tabletop", help="where the embedded Redis keeps its data, the admin token and service.json"
+        "--data-dir",
+        default=DEFAULT_DATA_DIR,
+        help="where the embedded Redis keeps its data, and up its admin-token and service.json",
     )
     p.add_argument(
         "--redis-port", type=int, default=0, help="embedded Redis port (0: first free from 6380)"
@@ -84,9 +90,11 @@ def run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     data_dir = prepare(Path(args.data_dir))
     policy = RestartPolicy(max_restarts=args.max_restarts, window_s=args.restart_window)
+    # The supervisor copies ``env`` at each start: what _run_children adds to it
+    # (Redis's URL, the admin token) reaches every child started after that.
     supervisor = Supervisor(env, say=say, policy=policy)
     try:
-        return _run_children(supervisor, args, data_dir, stop)
+        return _run_children(supervisor, env, args, data_dir, stop)
     except CrashLoop as loop:
         print(f"tabletop: {loop.report()}\ntabletop: stopping", file=sys.stderr, flush=True)
         return 1
@@ -107,19 +115,22 @@ def _start_redis(supervisor: Supervisor, args: argparse.Namespace, data_dir: Pat
     except (OSError, RuntimeError) as exc:
         print(f"tabletop: could not start Redis: {exc}", file=sys.stderr, flush=True)
         return None
-    if not wait_for_redis(server.url, lambda: child.process.poll() is None):
+    if not wait_for_redis(server.url, lambda: child.process.poll() is None, REDIS_START_S):
         tail = "\n".join(_tail_lines(server.log_file))
-        print(f"tabletop: could not start Redis on port {server.port}:\n{tail}", file=sys.stderr, flush=True)
+        message = f"tabletop: could not start Redis on port {server.port}:\n{tail}"
+        print(message, file=sys.stderr, flush=True)
         return None
     say(f"embedded Redis at {server.url} (data in {server.directory})")
     return server.url
 
 
 def _run_children(
-    supervisor: Supervisor, args: argparse.Namespace, data_dir: Path, stop: threading.Event
+    supervisor: Supervisor,
+    env: dict[str, str],
+    args: argparse.Namespace,
+    data_dir: Path,
+    stop: threading.Event,
 ) -> int:
-    env = supervisor.env
-    assert isinstance(env, dict)
     redis_url = env.get("TABLETOP_REDIS_URL") or env.get("REDIS_URL")
     if not redis_url:
         redis_url = _start_redis(supervisor, args, data_dir)
@@ -128,7 +139,7 @@ def _run_children(
         env["TABLETOP_REDIS_URL"] = redis_url
     token, token_file = admin_token(data_dir, env)
     env["TABLETOP_ADMIN_TOKEN"] = token
-    say(f"admin token in {token_file} (mode 0600)" if token_file else "admin token from TABLETOP_ADMIN_TOKEN")
+    say(f"admin token in {token_file} (mode 0600)" if token_file else f"admin token: {TOKEN_ENV}")
     url = f"http://{args.host}:{args.port}"
     record = write_record(data_dir, redis_url=redis_url, api_url=url)
     say(f"service recorded in {record} (operator commands find Redis there)")

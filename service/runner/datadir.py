@@ -99,7 +99,8 @@ def resolve_redis_url(
     directory = Path(data_dir or DEFAULT_DATA_DIR)
     record = read_record(directory)
     if record and isinstance(record.get("redis_url"), str):
-        return Resolved(record["redis_url"], f"recorded by tabletop up in {directory / SERVICE_FILE}")
+        source = f"recorded by tabletop up in {directory / SERVICE_FILE}"
+        return Resolved(record["redis_url"], source)
     return Resolved(DEFAULT_REDIS_URL, "default")
 
 

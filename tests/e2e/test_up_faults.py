@@ -131,11 +131,12 @@ def kill_and_recover(
     """kill -9 the child ``name`` (whose process group has ``group_size`` processes);
     the seconds until it is back and the API answers."""
     victim = up.child(pattern)
-    group = wait_until(
-        lambda: (g := [p for p in up.family() if _pgid(p) == victim.pid]) and len(g) >= group_size and g,
-        UP_TIMEOUT_S,
-        f"{name}'s group to have {group_size} processes",
-    )
+
+    def whole_group() -> list[psutil.Process] | None:
+        group = [p for p in up.family() if _pgid(p) == victim.pid]
+        return group if len(group) >= group_size else None
+
+    group = wait_until(whole_group, UP_TIMEOUT_S, f"{name}'s group to have {group_size} processes")
     busy()  # work in flight at the moment of the kill
     before = snapshot(up.url, games)
     started = time.monotonic()
@@ -150,7 +151,9 @@ def kill_and_recover(
     print(f"\nrecovery after kill -9 of {name}: {recovery:.2f} s", file=sys.stderr)
     assert recovery < RECOVERY_BOUND_S
     # Nothing of the dead child's group survives it (gunicorn's worker, RQ's scheduler).
-    wait_until(lambda: not any(is_running(p) for p in group), 10.0, f"the rest of {name}'s group to go")
+    wait_until(
+        lambda: not any(is_running(p) for p in group), 10.0, f"the rest of {name}'s group to go"
+    )
     assert_nothing_lost(up.url, before)
     assert up.process.poll() is None
     return recovery
@@ -171,9 +174,12 @@ def test_up_restarts_each_killed_child_and_loses_nothing(up: Up) -> None:
             ("projector", r"workers\.projector", 1),
         )
     }
-    print(f"\nrecovery times (s): {json.dumps({k: round(v, 2) for k, v in recoveries.items()})}", file=sys.stderr)
+    rounded = {name: round(seconds, 2) for name, seconds in recoveries.items()}
+    print(f"\nrecovery times (s): {json.dumps(rounded)}", file=sys.stderr)
     for game_id in games[1:]:
-        wait_until(lambda: _finished(up.url, game_id), GAME_TIMEOUT_S, f"bot game {game_id} to finish")
+        wait_until(
+            lambda: _finished(up.url, game_id), GAME_TIMEOUT_S, f"bot game {game_id} to finish"
+        )
 
     up.process.send_signal(signal.SIGINT)  # Ctrl-C
     assert up.process.wait(UP_TIMEOUT_S) == 0
