@@ -65,7 +65,7 @@ def open_store(args: argparse.Namespace) -> Iterator[Opened]:
     try:
         yield Opened(client, store)
     except redis.RedisError as exc:
-        fail(f"Redis at {url} ({resolved.source}) failed: {exc}")
+        fail(f"Redis at {url} failed: {exc} (URL from {resolved.source})")
     finally:
         client.close()
 

@@ -107,3 +107,17 @@ def wait_for_redis(url: str, alive: Callable[[], bool], timeout: float = 30.0) -
                 pass
             time.sleep(0.02)
     return False
+
+
+def start_embedded_redis(data_dir: Path, port: int = 0) -> RedisServer:
+    """Start Redis as ``tabletop up`` configures it, outside supervision (tests, benches):
+    files in ``data_dir/redis`` (AOF replayed if present), on ``port`` (0:
+    :func:`first_free_port`). Raises RuntimeError if it does not answer."""
+    directory = data_dir.resolve() / "redis"
+    server = RedisServer(
+        port=port or first_free_port(),
+        directory=directory,
+        config=AOF_CONFIG,
+        popen_options=child_popen_options(),
+    )
+    return server.start(timeout=30.0)
