@@ -55,7 +55,7 @@ def open_store(args: argparse.Namespace) -> Iterator[Opened]:
     message for bad settings or an unreachable Redis, here or while it is in use."""
     try:
         settings = Settings.from_env()
-        resolved = resolve_redis_url(args.redis_url, args.data_dir)
+        resolved = resolve_redis_url(args.redis_url, getattr(args, "data_dir", None))
         url = resolved.url
         prefix = settings.key_prefix if args.prefix is None else args.prefix
         client = redis.Redis.from_url(url)
