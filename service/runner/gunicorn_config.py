@@ -60,15 +60,22 @@ def child_exit(server: Any, worker: Any) -> None:
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
 
 
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option: the signal a process receives when its parent dies (Linux)."""
+
+
 def post_fork(server: Any, worker: Any) -> None:
     """A worker dies with its master (SIGKILL on the master's death, Linux): a master
     killed -9 leaves no worker behind holding the port. A master that died before this
     ran is caught by the parent check (the worker is then an orphan already)."""
+    # ctypes only: the worker has not patched the standard library for gevent yet, so
+    # nothing that holds a lock or a socket is imported here.
+    import ctypes
     import signal
+    import sys
 
-    from service.runner.supervisor import die_with_parent
-
-    die_with_parent(signal.SIGKILL)
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != server.pid:
         os._exit(1)
 
