@@ -1,6 +1,7 @@
 """``tabletop health PART``: exit 0 if that part of this host is healthy (container checks).
 
-- ``api``: ``GET <url>/healthz`` answers 200 (default ``http://127.0.0.1:8000``);
+- ``api``: ``GET <url>/healthz`` answers 200 (``--url``; default: the API URL that
+  ``tabletop up`` recorded in ``<--data-dir>/service.json``, else ``http://127.0.0.1:8000``);
 - ``worker``: a bot worker of this host refreshed its heartbeat (``<p>worker:alive:<name>``,
   ``workers/rq_worker.py``) within its 5 s TTL -- a dead worker, or one cut off from
   Redis, drops out within 5 s; the message says which workers RQ still lists but whose
@@ -10,8 +11,9 @@
   and would never evict a key (:func:`eviction_check`); on a cluster
   (``redis+cluster://``) every master must.
 
-``worker`` looks on RQ's Redis (``TABLETOP_QUEUE_REDIS_URL``, default the store's), the
-others on the store's (``TABLETOP_REDIS_URL``).
+The Redis checked: ``--redis-url``, else ``TABLETOP_REDIS_URL``, ``REDIS_URL``, the one
+``tabletop up`` recorded in the data directory, ``redis://127.0.0.1:6379/0``; ``worker``
+looks on RQ's Redis (``TABLETOP_QUEUE_REDIS_URL`` when set, else that one).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from redis.cluster import ClusterNode, RedisCluster
 from rq import Queue, Worker
 
 from events.keys import SWEEPER_ALIVE, prefixed
-from service.bootstrap import queue_redis_url, redis_client
+from service.bootstrap import redis_client
+from service.cli.store_options import add_data_dir_argument
+from service.runner.datadir import resolve_api_url, resolve_redis_url
 from service.settings import Settings
 from workers.rq_worker import live_workers
 
@@ -36,13 +40,23 @@ from workers.rq_worker import live_workers
 def add_parser(sub: Any) -> None:
     p = sub.add_parser("health", help="check one part of this host (for container health checks)")
     p.add_argument("part", choices=("api", "worker", "sweeper", "redis"))
-    p.add_argument("--url", default="http://127.0.0.1:8000", help="the API's base URL (part api)")
+    p.add_argument(
+        "--url",
+        help="the API's base URL (part api; default: the one tabletop up recorded, else"
+        " http://127.0.0.1:8000)",
+    )
+    p.add_argument(
+        "--redis-url",
+        help="Redis to check (default: TABLETOP_REDIS_URL, REDIS_URL, then the one"
+        " tabletop up recorded in the data directory)",
+    )
+    add_data_dir_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        healthy, detail = _check(args.part, args.url)
+        healthy, detail = _check(args)
     except Exception as exc:  # any failure to check is unhealthy, with its reason
         healthy, detail = False, f"{type(exc).__name__}: {exc}"
     print(
@@ -52,14 +66,17 @@ def run(args: argparse.Namespace) -> int:
     return 0 if healthy else 1
 
 
-def _check(part: str, url: str) -> tuple[bool, str]:
+def _check(args: argparse.Namespace) -> tuple[bool, str]:
+    part = args.part
     if part == "api":
+        url = resolve_api_url(args.url, args.data_dir)
         with urllib.request.urlopen(f"{url}/healthz", timeout=3) as response:
             return response.status == 200, f"HTTP {response.status}"
     settings = Settings.from_env()
-    if part == "worker":  # RQ's own Redis (TABLETOP_QUEUE_REDIS_URL)
-        return _worker_check(redis_client(queue_redis_url(settings)), settings)
-    client = redis_client(settings.redis_url)
+    store_url = resolve_redis_url(args.redis_url, args.data_dir).url
+    if part == "worker":  # RQ's own Redis (TABLETOP_QUEUE_REDIS_URL), else the store's
+        return _worker_check(redis_client(settings.queue_redis_url or store_url), settings)
+    client = redis_client(store_url)
     if part == "redis":
         if isinstance(client, RedisCluster):
             return _cluster_check(client)

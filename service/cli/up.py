@@ -1,12 +1,22 @@
-"""``tabletop up``: the whole service in one command.
+"""``tabletop up``: the whole service in one command, kept running.
 
 Starts, in this order: Redis (embedded, when neither ``REDIS_URL`` nor
 ``TABLETOP_REDIS_URL`` names one), the bot workers, the projector, the sweeper and
-the API under gunicorn; waits until ``/healthz`` answers, then prints the URL. On
-Ctrl-C (SIGINT) or SIGTERM it stops them in reverse order -- the API first, so no
-new command arrives while the workers finish theirs; Redis last -- and waits for
-each. Exit status: 0 after a requested stop, 1 if a child died on its own (the
-others are then stopped too), 2 if the start failed.
+the API under gunicorn; waits until ``/healthz`` answers, then prints the URL.
+
+Supervision (``service.runner.supervisor``): a child that dies -- any of them, the
+embedded Redis too (same port, same data directory: it replays its AOF) -- is
+restarted with exponential backoff and a log line; no child's death stops another.
+More than ``--max-restarts`` deaths of one child within ``--restart-window`` seconds
+is a crash loop: ``up`` reports it (with the tail of Redis's log if Redis is the one)
+and stops everything. On Ctrl-C (SIGINT) or SIGTERM it stops the children in reverse
+order -- the API first, so no new command arrives while the workers finish theirs;
+Redis last -- and waits for each. Exit status: 0 after a requested stop, 1 after a
+crash loop, 2 if the start failed.
+
+The data directory (``--data-dir``, mode 0700) holds Redis's files, the admin token
+(``admin-token``, mode 0600, reused by the next ``up``) and ``service.json``: where
+Redis and the API are, for the operator's commands (``service.runner.datadir``).
 
 The embedded Redis keeps its data in ``<data-dir>/redis`` with AOF on and
 ``appendfsync everysec``: a crash of the machine may lose the last second of
@@ -17,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import signal
 import sys
 import threading
@@ -27,11 +36,16 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from service.runner.redis import start_embedded_redis
-from service.runner.supervisor import Supervisor
+from service.runner.datadir import DEFAULT_DATA_DIR, TOKEN_ENV, admin_token, prepare, write_record
+from service.runner.redis import embedded_redis, wait_for_redis
+from service.runner.supervisor import CrashLoop, RestartPolicy, Supervisor
 
 HEALTH_TIMEOUT_S = 60.0
 """How long the API may take to answer ``/healthz`` after its start."""
+
+REDIS_START_S = 300.0
+"""How long the embedded Redis may take to answer at the start (replaying a large AOF
+takes a while; a server that dies meanwhile is reported at once)."""
 
 
 def add_parser(sub: Any) -> None:
@@ -43,10 +57,24 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=2, help="API worker processes")
     p.add_argument("--bot-workers", type=int, default=2, help="RQ worker processes for bot turns")
     p.add_argument(
-        "--data-dir", default=".tabletop", help="where the embedded Redis keeps its data"
+        "--data-dir",
+        default=DEFAULT_DATA_DIR,
+        help="where the embedded Redis keeps its data, and up its admin-token and service.json",
     )
     p.add_argument(
         "--redis-port", type=int, default=0, help="embedded Redis port (0: first free from 6380)"
+    )
+    p.add_argument(
+        "--max-restarts",
+        type=int,
+        default=RestartPolicy().max_restarts,
+        help="restarts of one child within --restart-window before up gives up (crash loop)",
+    )
+    p.add_argument(
+        "--restart-window",
+        type=float,
+        default=RestartPolicy().window_s,
+        help="seconds over which --max-restarts counts",
     )
     p.set_defaults(run=run)
 
@@ -60,27 +88,19 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     _on_signals(stop)
     env = dict(os.environ)
-    env.setdefault("TABLETOP_DATA_DIR", str(Path(args.data_dir).absolute()))  # the archive's home
-    redis_server = None
-    if not (env.get("REDIS_URL") or env.get("TABLETOP_REDIS_URL")):
-        try:
-            redis_server = start_embedded_redis(Path(args.data_dir), args.redis_port)
-        except (OSError, RuntimeError) as exc:
-            print(f"tabletop: could not start Redis: {exc}", file=sys.stderr, flush=True)
-            return 2
-        env["TABLETOP_REDIS_URL"] = redis_server.url
-        say(f"embedded Redis at {redis_server.url} (data in {redis_server.directory})")
-    if not env.get("TABLETOP_ADMIN_TOKEN"):
-        env["TABLETOP_ADMIN_TOKEN"] = secrets.token_urlsafe(24)
-        say(f"admin token (shown once): {env['TABLETOP_ADMIN_TOKEN']}")
-    supervisor = Supervisor(env, say=say)
+    data_dir = prepare(Path(args.data_dir))
+    env.setdefault("TABLETOP_DATA_DIR", str(data_dir.absolute()))  # the archive's home
+    policy = RestartPolicy(max_restarts=args.max_restarts, window_s=args.restart_window)
+    # The supervisor copies ``env`` at each start: what _run_children adds to it
+    # (Redis's URL, the admin token) reaches every child started after that.
+    supervisor = Supervisor(env, say=say, policy=policy)
     try:
-        return _run_children(supervisor, args, stop)
+        return _run_children(supervisor, env, args, data_dir, stop)
+    except CrashLoop as loop:
+        print(f"tabletop: {loop.report()}\ntabletop: stopping", file=sys.stderr, flush=True)
+        return 1
     finally:
         supervisor.stop_all()
-        if redis_server is not None:
-            redis_server.stop()
-            say("stopped Redis")
 
 
 def say(line: str) -> None:
@@ -88,39 +108,68 @@ def say(line: str) -> None:
     print(f"tabletop: {line}", flush=True)
 
 
-def _run_children(supervisor: Supervisor, args: argparse.Namespace, stop: threading.Event) -> int:
+def _start_redis(supervisor: Supervisor, args: argparse.Namespace, data_dir: Path) -> str | None:
+    """Start the embedded Redis as a supervised child; its URL, or None if it did not answer."""
+    try:
+        server = embedded_redis(data_dir, args.redis_port)
+        child = supervisor.start("redis", server.argv(), log_file=server.log_file)
+    except (OSError, RuntimeError) as exc:
+        print(f"tabletop: could not start Redis: {exc}", file=sys.stderr, flush=True)
+        return None
+    if not wait_for_redis(server.url, lambda: child.process.poll() is None, REDIS_START_S):
+        tail = "\n".join(_tail_lines(server.log_file))
+        message = f"tabletop: could not start Redis on port {server.port}:\n{tail}"
+        print(message, file=sys.stderr, flush=True)
+        return None
+    say(f"embedded Redis at {server.url} (data in {server.directory})")
+    return server.url
+
+
+def _run_children(
+    supervisor: Supervisor,
+    env: dict[str, str],
+    args: argparse.Namespace,
+    data_dir: Path,
+    stop: threading.Event,
+) -> int:
+    redis_url = env.get("TABLETOP_REDIS_URL") or env.get("REDIS_URL")
+    if not redis_url:
+        redis_url = _start_redis(supervisor, args, data_dir)
+        if redis_url is None:
+            return 2
+        env["TABLETOP_REDIS_URL"] = redis_url
+    token, token_file = admin_token(data_dir, env)
+    env["TABLETOP_ADMIN_TOKEN"] = token
+    say(f"admin token in {token_file} (mode 0600)" if token_file else f"admin token: {TOKEN_ENV}")
+    url = f"http://{args.host}:{args.port}"
+    record = write_record(data_dir, redis_url=redis_url, api_url=url)
+    say(f"service recorded in {record} (operator commands find Redis there)")
     for i in range(args.bot_workers):
         supervisor.start(f"bot worker {i + 1}", child_command("worker", "--log-level", "WARNING"))
     supervisor.start("projector", [sys.executable, "-m", "workers.projector"])
     supervisor.start("sweeper", child_command("sweeper", "--log-level", "WARNING"))
-    url = f"http://{args.host}:{args.port}"
     bind = f"{args.host}:{args.port}"
-    api = supervisor.start(
+    supervisor.start(
         "api", child_command("serve", "--bind", bind, "--workers", str(args.workers))
     )
-    if not _wait_healthy(url, api.process, stop):
+    if not _wait_healthy(url, supervisor, stop):
         if stop.is_set():
             return 0
         print("tabletop: the API did not come up", file=sys.stderr, flush=True)
         return 2
     say(f"up at {url}  (Ctrl-C stops everything)")
     while not stop.wait(0.2):
-        dead = supervisor.exited()
-        if dead is not None:
-            print(
-                f"tabletop: {dead.name} exited with {dead.process.returncode}; stopping",
-                file=sys.stderr,
-                flush=True,
-            )
-            return 1
+        supervisor.check()  # restarts the dead; CrashLoop ends the run
     say("stopping")
     return 0
 
 
-def _wait_healthy(url: str, process: Any, stop: threading.Event) -> bool:
-    """Poll ``url/healthz`` until it answers 200; False if the API died, or on timeout or stop."""
+def _wait_healthy(url: str, supervisor: Supervisor, stop: threading.Event) -> bool:
+    """Poll ``url/healthz`` until it answers 200, restarting dead children meanwhile;
+    False on timeout or stop (CrashLoop if a child keeps dying)."""
     deadline = time.monotonic() + HEALTH_TIMEOUT_S
-    while time.monotonic() < deadline and not stop.is_set() and process.poll() is None:
+    while time.monotonic() < deadline and not stop.is_set():
+        supervisor.check()
         try:
             with urllib.request.urlopen(f"{url}/healthz", timeout=2) as response:
                 if response.status == 200:
@@ -129,6 +178,13 @@ def _wait_healthy(url: str, process: Any, stop: threading.Event) -> bool:
             pass
         stop.wait(0.1)
     return False
+
+
+def _tail_lines(path: Path, lines: int = 20) -> list[str]:
+    try:
+        return path.read_text(errors="replace").splitlines()[-lines:]
+    except OSError:
+        return ["(no log)"]
 
 
 def _on_signals(stop: threading.Event) -> None:

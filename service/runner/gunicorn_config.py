@@ -12,6 +12,8 @@ then import the app, so no module holds an unpatched socket, lock or ssl referen
   thread-per-request model (``threads`` below), for comparison.
 - ``on_starting`` makes the board of recent appends (``events.recent``) in the master,
   before the workers fork, so that they all share it (``TABLETOP_RECENT_APPENDS``).
+- ``post_fork``: a worker dies with its master (``PR_SET_PDEATHSIG``), so a master
+  killed -9 leaves no worker behind.
 - With ``PROMETHEUS_MULTIPROC_DIR`` set (an empty writable directory, in the
   environment of the master before it starts), every worker writes its metrics
   there and ``/metrics`` sums them; ``child_exit`` marks a dead worker's gauges dead.
@@ -56,6 +58,26 @@ def child_exit(server: Any, worker: Any) -> None:
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+PR_SET_PDEATHSIG = 1
+"""``prctl`` option: the signal a process receives when its parent dies (Linux)."""
+
+
+def post_fork(server: Any, worker: Any) -> None:
+    """A worker dies with its master (SIGKILL on the master's death, Linux): a master
+    killed -9 leaves no worker behind holding the port. A master that died before this
+    ran is caught by the parent check (the worker is then an orphan already)."""
+    # ctypes only: the worker has not patched the standard library for gevent yet, so
+    # nothing that holds a lock or a socket is imported here.
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != server.pid:
+        os._exit(1)
 
 
 def on_starting(server: Any) -> None:

@@ -15,9 +15,14 @@ redis`` fails on a server that would evict (``service/cli/health.py``).
 from __future__ import annotations
 
 import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
-from events.redis_server import RedisServer
+import redis
+
+from events.redis_server import DEFAULT_CONFIG, RedisServer, find_redis_server
 from service.runner.supervisor import child_popen_options
 
 FIRST_PORT = 6380
@@ -48,9 +53,66 @@ def first_free_port(
     raise RuntimeError(f"no free port in {start}..{start + tries - 1}; pass --redis-port")
 
 
+@dataclass(frozen=True, slots=True)
+class EmbeddedRedis:
+    """Where the embedded server runs and keeps its files: the same on every restart,
+    so a restarted server replays the AOF its predecessor wrote."""
+
+    directory: Path
+    port: int
+    host: str = "127.0.0.1"
+
+    @property
+    def url(self) -> str:
+        return f"redis://{self.host}:{self.port}/0"
+
+    @property
+    def log_file(self) -> Path:
+        return self.directory / "redis.log"
+
+    def argv(self) -> list[str]:
+        """The ``redis-server`` command line (foreground, AOF on, log in ``log_file``)."""
+        options = {
+            **DEFAULT_CONFIG,
+            "port": str(self.port),
+            "bind": self.host,
+            "dir": str(self.directory),
+            "logfile": str(self.log_file),
+            "daemonize": "no",
+            **AOF_CONFIG,
+        }
+        binary = find_redis_server()
+        return [binary, *(part for name, value in options.items() for part in (f"--{name}", value))]
+
+
+def embedded_redis(data_dir: Path, port: int = 0) -> EmbeddedRedis:
+    """The embedded server of ``data_dir`` (files in ``data_dir/redis``, created here) on
+    ``port`` (0: :func:`first_free_port`)."""
+    directory = data_dir.resolve() / "redis"
+    directory.mkdir(parents=True, exist_ok=True)
+    return EmbeddedRedis(directory, port or first_free_port())
+
+
+def wait_for_redis(url: str, alive: Callable[[], bool], timeout: float = 30.0) -> bool:
+    """Whether Redis at ``url`` answers PING within ``timeout`` (False at once when
+    ``alive()`` says its process has died). Replaying a large AOF takes a while: a
+    loading server answers LOADING errors until it is done."""
+    deadline = time.monotonic() + timeout
+    with redis.Redis.from_url(url, socket_connect_timeout=0.5, socket_timeout=1.0) as probe:
+        while time.monotonic() < deadline and alive():
+            try:
+                if probe.ping():
+                    return True
+            except redis.RedisError:
+                pass
+            time.sleep(0.02)
+    return False
+
+
 def start_embedded_redis(data_dir: Path, port: int = 0) -> RedisServer:
-    """Start Redis with its files in ``data_dir/redis`` (AOF replayed if present) on
-    ``port`` (0: :func:`first_free_port`). Raises RuntimeError if it does not answer."""
+    """Start Redis as ``tabletop up`` configures it, outside supervision (tests, benches):
+    files in ``data_dir/redis`` (AOF replayed if present), on ``port`` (0:
+    :func:`first_free_port`). Raises RuntimeError if it does not answer."""
     directory = data_dir.resolve() / "redis"
     server = RedisServer(
         port=port or first_free_port(),

@@ -1,10 +1,22 @@
-"""Child processes of ``tabletop up``: start them, watch them, stop them in reverse order.
+"""Child processes of ``tabletop up``: start them, restart the ones that die, stop them all.
 
 Each child runs in a process group of its own, for two reasons: a Ctrl-C at the
 terminal reaches only ``up`` (which then stops the children in order, instead of all of
 them at once and Redis possibly first), and stopping a child reaches everything it
 started (gunicorn's workers, RQ's scheduler process) with one ``killpg``. On Linux a
-child also gets SIGTERM if ``up`` itself dies without cleaning up (``PR_SET_PDEATHSIG``).
+child also gets SIGTERM if ``up`` itself dies without cleaning up (``PR_SET_PDEATHSIG``;
+the signal follows the death of the *thread* that started the child, so children are
+only ever started from ``up``'s main thread).
+
+Restarts (:meth:`Supervisor.check`): a child that exits on its own is restarted with
+the same command line and environment, after a pause that doubles with each death of
+that child within the policy's window (``first_backoff_s``, 2x, ... up to
+``max_backoff_s``); one log line per death and per restart. Before the restart, what
+is left of the dead child's group (gunicorn workers of a killed master, the scheduler
+of a killed RQ worker) is killed, so nothing of the old child outlives it -- and, for
+the API, the old workers no longer hold the port. No child's death stops another.
+More than ``max_restarts`` deaths of one child within ``window_s`` is a crash loop:
+:class:`CrashLoop` is raised and ``up`` stops everything.
 
 Guarantee: after :meth:`Supervisor.stop_all` returns, no process of any child's group
 is left (SIGTERM, then SIGKILL after the grace period).
@@ -18,8 +30,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
@@ -28,12 +42,21 @@ PR_SET_PDEATHSIG = 1
 GRACE_S = 20.0
 """How long a child may take to stop after SIGTERM before it is killed."""
 
+LEFTOVER_WAIT_S = 10.0
+"""How long killed members of a dead child's group may take to disappear."""
 
-def _die_with_parent() -> None:
-    """``preexec_fn``: SIGTERM this child when ``up`` dies (Linux only, best effort)."""
+
+def die_with_parent(signum: int = signal.SIGTERM) -> None:
+    """Have the kernel send ``signum`` to this process when its parent dies (Linux only,
+    best effort; elsewhere a no-op). Safe in a ``preexec_fn`` and after a fork."""
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        libc.prctl(PR_SET_PDEATHSIG, signum)
+
+
+def _die_with_parent() -> None:
+    """``preexec_fn``: SIGTERM this child when ``up`` dies."""
+    die_with_parent(signal.SIGTERM)
 
 
 def child_popen_options() -> dict[str, Any]:
@@ -41,38 +64,105 @@ def child_popen_options() -> dict[str, Any]:
     return {"process_group": 0, "preexec_fn": _die_with_parent}
 
 
+@dataclass(frozen=True, slots=True)
+class RestartPolicy:
+    """When to restart a dead child and when to give up (see the module docstring)."""
+
+    max_restarts: int = 5
+    window_s: float = 60.0
+    first_backoff_s: float = 0.5
+    max_backoff_s: float = 15.0
+
+    def backoff(self, recent_deaths: int) -> float:
+        """The pause before the restart that follows the ``recent_deaths``-th death."""
+        exponent = max(0, recent_deaths - 1)
+        return float(min(self.max_backoff_s, self.first_backoff_s * 2**exponent))
+
+
 @dataclass
 class Child:
-    """One supervised process (its pid is also its process group id)."""
+    """One supervised process (its pid is also its process group id); restarted in place."""
 
     name: str
+    argv: list[str]
     process: subprocess.Popen[bytes]
+    log_file: Path | None = None
+    """A log the child writes itself (Redis): its tail goes into a crash-loop report."""
+    deaths: deque[float] = field(default_factory=deque)
+    restart_at: float | None = None
+    restarts: int = 0
 
     @property
     def pid(self) -> int:
         return self.process.pid
 
 
+class CrashLoop(Exception):
+    """A child died more than the policy allows within its window."""
+
+    def __init__(self, child: Child, policy: RestartPolicy) -> None:
+        self.child = child
+        super().__init__(
+            f"crash loop: {child.name} died {len(child.deaths)} times within "
+            f"{policy.window_s:g} s (last: {describe_exit(child.process.returncode)})"
+        )
+
+    def report(self) -> str:
+        """The message, with the tail of the child's own log if it has one."""
+        tail = _tail(self.child.log_file) if self.child.log_file else ""
+        return f"{self}\n{tail}" if tail else str(self)
+
+
 @dataclass
 class Supervisor:
-    """Starts children with one environment; see the module docstring."""
+    """Starts children with one environment and keeps them running; see the module docstring."""
 
     env: Mapping[str, str]
     say: Callable[[str], None] = print
+    policy: RestartPolicy = field(default_factory=RestartPolicy)
     children: list[Child] = field(default_factory=list)
 
-    def start(self, name: str, argv: Sequence[str]) -> Child:
+    def start(self, name: str, argv: Sequence[str], log_file: Path | None = None) -> Child:
         """Start ``argv`` as child ``name`` (stdout and stderr shared with ``up``)."""
-        process = subprocess.Popen(
-            list(argv), env=dict(self.env), stdin=subprocess.DEVNULL, **child_popen_options()
-        )
-        child = Child(name, process)
+        child = Child(name, list(argv), self._spawn(argv), log_file)
         self.children.append(child)
         return child
 
-    def exited(self) -> Child | None:
-        """A child that has exited, if any."""
-        return next((c for c in self.children if c.process.poll() is not None), None)
+    def _spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            list(argv), env=dict(self.env), stdin=subprocess.DEVNULL, **child_popen_options()
+        )
+
+    def check(self, now: float | None = None) -> None:
+        """Notice dead children, schedule their restarts, restart the ones that are due.
+
+        Raises :class:`CrashLoop` for a child past the policy's limit (the others are
+        left running: the caller stops them). Cheap: one ``waitpid`` per child.
+        """
+        now = time.monotonic() if now is None else now
+        for child in self.children:
+            if child.restart_at is None:
+                if child.process.poll() is not None:
+                    self._died(child, now)
+            elif now >= child.restart_at:
+                child.process = self._spawn(child.argv)
+                child.restart_at = None
+                child.restarts += 1
+                self.say(f"restarted {child.name} (pid {child.pid}, restart {child.restarts})")
+
+    def _died(self, child: Child, now: float) -> None:
+        kill_group(child.pid)  # what the dead leader left: workers, a scheduler
+        child.deaths.append(now)
+        while child.deaths and child.deaths[0] < now - self.policy.window_s:
+            child.deaths.popleft()
+        if len(child.deaths) > self.policy.max_restarts:
+            raise CrashLoop(child, self.policy)
+        delay = self.policy.backoff(len(child.deaths))
+        child.restart_at = now + delay
+        self.say(
+            f"{child.name} (pid {child.pid}) {describe_exit(child.process.returncode)};"
+            f" restarting in {delay:g} s"
+        )
 
     def stop_all(self, grace_s: float = GRACE_S) -> None:
         """Stop every child, the last started first, and wait for each group to be gone."""
@@ -80,6 +170,35 @@ class Supervisor:
             stop_group(child, grace_s)
             self.say(f"stopped {child.name} (exit {child.process.returncode})")
         self.children.clear()
+
+
+def describe_exit(returncode: int | None) -> str:
+    """``exited with 3`` / ``killed by SIGKILL`` for a Popen return code."""
+    if returncode is None:
+        return "running"
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exited with {returncode}"
+
+
+def _tail(path: Path, lines: int = 10) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def kill_group(pgid: int, wait_s: float = LEFTOVER_WAIT_S) -> None:
+    """SIGKILL every process left in group ``pgid`` and wait (bounded) until none runs."""
+    if not _group_alive(pgid):
+        return
+    _signal_group(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + wait_s
+    while _group_alive(pgid) and time.monotonic() < deadline:
+        time.sleep(0.02)
 
 
 def stop_group(child: Child, grace_s: float) -> None:

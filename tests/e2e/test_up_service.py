@@ -7,59 +7,19 @@ process ``up`` started and ``up`` exits 0.
 
 from __future__ import annotations
 
-import queue
-import re
 import signal
 import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
-
 import psutil
 import pytest
 import requests
 from support.processes import service_env, start_tabletop, stop_process, wait_until
+from support.up import URL_LINE, Output
 
 from events.redis_server import free_port
 
 UP_TIMEOUT_S = 60.0
-URL_LINE = re.compile(r"tabletop: up at (http://\S+)")
-
-
-class Output:
-    """Drains a pipe in a thread (children share it: a full pipe would block them)."""
-
-    def __init__(self, pipe: IO[str]) -> None:
-        self.lines: queue.Queue[str] = queue.Queue()
-        self.seen: list[str] = []
-        self._pipe = pipe
-        self._thread = threading.Thread(target=self._drain, daemon=True)
-        self._thread.start()
-
-    def _drain(self) -> None:
-        for line in self._pipe:
-            self.lines.put(line)
-
-    def close(self, timeout: float = 10.0) -> None:
-        """Close the pipe once every writer is gone (EOF ends the drain)."""
-        self._thread.join(timeout)
-        self._pipe.close()
-
-    def wait_for(self, pattern: re.Pattern[str], timeout: float) -> re.Match[str]:
-        def probe() -> re.Match[str] | None:
-            while not self.lines.empty():
-                line = self.lines.get()
-                self.seen.append(line)
-                found = pattern.search(line)
-                if found:
-                    return found
-            return None
-
-        try:
-            return wait_until(probe, timeout, f"a line matching {pattern.pattern}")
-        except AssertionError:
-            raise AssertionError("".join(self.seen)) from None
 
 
 @pytest.fixture
@@ -93,12 +53,14 @@ def up(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], Output]]:
 
 
 def test_up_serves_plays_bot_games_and_stops_everything_on_ctrl_c(
-    up: tuple[subprocess.Popen[str], Output],
+    up: tuple[subprocess.Popen[str], Output], tmp_path: Path
 ) -> None:
     process, output = up
     url = output.wait_for(URL_LINE, UP_TIMEOUT_S).group(1)
     assert requests.get(f"{url}/healthz", timeout=5).status_code == 200
-    assert any("admin token (shown once)" in line for line in output.seen)
+    token_file = tmp_path / "admin-token"
+    assert any(f"admin token in {token_file}" in line for line in output.seen)
+    assert token_file.read_text().strip() and (token_file.stat().st_mode & 0o777) == 0o600
     created = requests.post(
         f"{url}/v1/games",
         json={

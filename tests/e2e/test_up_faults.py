@@ -1,0 +1,242 @@
+"""Fault tests of ``tabletop up``: kill -9 its children one after the other, on real processes.
+
+One ``up`` (embedded Redis, one API worker, one bot worker, projector, sweeper) serves
+the whole scenario: for each of the bot worker, Redis, the gunicorn master and the
+projector, the test starts a bot game (its turns in flight), kills the process with
+SIGKILL and checks
+that ``up`` restarts it (a new process under the same name), that what was left of the
+dead child's process group (gunicorn's worker, RQ's scheduler) is gone, that the API
+answers again within :data:`RECOVERY_BOUND_S` (the measured time is printed), and that
+nothing acknowledged before the kill is lost (every game and every event seen before
+is still there, unchanged). The bot games finish (see the test for the one exception);
+Ctrl-C leaves no process behind.
+
+A second ``up`` checks that the operator's commands find its Redis through the data
+directory (with no Redis URL in their environment), and then a crash loop: Redis's AOF
+made unreadable, Redis killed -- every restart dies at once, ``up`` reports the crash
+loop with Redis's own log line and exits 1, leaving no process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+import requests
+
+from support.processes import ROOT, wait_until
+from support.up import UP_TIMEOUT_S, Up, is_running, start_up
+
+RECOVERY_BOUND_S = 30.0
+"""The issue asks for bounds: a killed child is back and the API answers within this."""
+GAME_TIMEOUT_S = 90.0
+
+FAST_SWEEPS = {"bot_stall_s": 2, "sweep_interval_s": 0.5, "create_limit_per_minute": 0}
+"""A bot turn lost with a killed process is re-enqueued after 2 s, not 30."""
+
+
+@pytest.fixture
+def up(tmp_path: Path) -> Iterator[Up]:
+    with start_up(tmp_path / "data", **FAST_SWEEPS) as started:
+        yield started
+
+
+# --- what the API acknowledged ----------------------------------------------------
+
+
+def _events(url: str, game_id: str) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    after: int | None = 0
+    while after is not None:
+        page = requests.get(
+            f"{url}/v1/games/{game_id}/events", params={"after": after, "limit": 500}, timeout=10
+        ).json()
+        events += page["events"]
+        after = page["next_after"]
+    return events
+
+
+def create_bot_game(url: str) -> str:
+    body = {
+        "game": "schlitzohr",
+        "players": 2,
+        "bots": {"0": "random", "1": "greedy"},
+        "options": {"turn_cap": 10},
+    }
+    created = requests.post(f"{url}/v1/games", json=body, timeout=10)
+    assert created.status_code == 201, created.text
+    return str(created.json()["game_id"])
+
+
+def create_human_game(url: str) -> str:
+    """A game with both seats taken by people: its acknowledged commands are the joins."""
+    created = requests.post(f"{url}/v1/games", json={"game": "abluxxen", "players": 2}, timeout=10)
+    assert created.status_code == 201, created.text
+    game_id = str(created.json()["game_id"])
+    for i in range(2):
+        seat = requests.post(f"{url}/v1/games/{game_id}/seats", json={"name": f"p{i}"}, timeout=10)
+        assert seat.status_code == 201, seat.text
+    return game_id
+
+
+def snapshot(url: str, games: list[str]) -> dict[str, list[str]]:
+    """The hash chain of every game now (a spectator's view of an event changes when
+    the game ends and reveals it; its hash does not)."""
+    return {game_id: [e["hash"] for e in _events(url, game_id)] for game_id in games}
+
+
+def assert_nothing_lost(url: str, before: dict[str, list[str]]) -> None:
+    """Each game still exists and its chain starts with exactly the events seen before."""
+    after = snapshot(url, list(before))
+    for game_id, chain in before.items():
+        assert after[game_id][: len(chain)] == chain, f"game {game_id} lost acknowledged events"
+
+
+def _answers(url: str) -> bool:
+    try:
+        return requests.get(f"{url}/readyz", timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def _finished(url: str, game_id: str) -> bool:
+    try:
+        view = requests.get(f"{url}/v1/games/{game_id}", timeout=5).json()
+    except (requests.RequestException, ValueError):
+        return False
+    return bool(view.get("status") == "finished" and view.get("seed"))
+
+
+def _pgid(process: psutil.Process) -> int | None:
+    try:
+        return os.getpgid(process.pid)
+    except ProcessLookupError:
+        return None
+
+
+# --- the scenario -----------------------------------------------------------------
+
+
+def kill_and_recover(up: Up, name: str, pattern: str, group_size: int, games: list[str]) -> float:
+    """kill -9 the child ``name`` (whose process group has ``group_size`` processes) right
+    after creating a bot game (appended to ``games``: its turns are in flight); the
+    seconds until the child is back and the API answers."""
+    victim = up.child(pattern)
+
+    def whole_group() -> list[psutil.Process] | None:
+        group = [p for p in up.family() if _pgid(p) == victim.pid]
+        return group if len(group) >= group_size else None
+
+    group = wait_until(whole_group, UP_TIMEOUT_S, f"{name}'s group to have {group_size} processes")
+    games.append(create_bot_game(up.url))
+    before = snapshot(up.url, games)
+    started = time.monotonic()
+    victim.send_signal(signal.SIGKILL)
+    wait_until(
+        lambda: (up.find_child(pattern) or victim).pid != victim.pid,
+        RECOVERY_BOUND_S,
+        f"up to restart {name}",
+    )
+    wait_until(lambda: _answers(up.url), RECOVERY_BOUND_S, f"the API to answer after {name}")
+    recovery = time.monotonic() - started
+    print(f"\nrecovery after kill -9 of {name}: {recovery:.2f} s", file=sys.stderr)
+    assert recovery < RECOVERY_BOUND_S
+    # Nothing of the dead child's group survives it (gunicorn's worker, RQ's scheduler).
+    wait_until(
+        lambda: not any(is_running(p) for p in group), 10.0, f"the rest of {name}'s group to go"
+    )
+    assert_nothing_lost(up.url, before)
+    assert up.process.poll() is None
+    return recovery
+
+
+def test_up_restarts_each_killed_child_and_loses_nothing(up: Up) -> None:
+    games = [create_human_game(up.url)]
+    recoveries = {
+        name: kill_and_recover(up, name, pattern, group_size, games)
+        for name, pattern, group_size in (
+            ("bot worker", r"service\.cli worker", 2),  # with RQ's scheduler process
+            ("redis", r"redis-server", 1),
+            ("gunicorn master", r"service\.runner\.gunicorn", 2),  # with its worker
+            ("projector", r"workers\.projector", 1),
+        )
+    }
+    rounded = {name: round(seconds, 2) for name, seconds in recoveries.items()}
+    print(f"\nrecovery times (s): {json.dumps(rounded)}", file=sys.stderr)
+    # Every bot game finishes -- but the one in flight when Redis died: a turn that failed
+    # on the outage waits for RQ's retry, whose scheduler may be gone with the killed
+    # worker's lock (workers' resilience, another part of the issue; its events are
+    # checked above). One more game after all the kills plays to its end.
+    in_flight_at_redis_kill = games[2]
+    games.append(create_bot_game(up.url))
+    for game_id in games[1:]:
+        if game_id != in_flight_at_redis_kill:
+            wait_until(
+                lambda: _finished(up.url, game_id), GAME_TIMEOUT_S, f"bot game {game_id} to finish"
+            )
+
+    up.process.send_signal(signal.SIGINT)  # Ctrl-C
+    assert up.process.wait(UP_TIMEOUT_S) == 0
+    assert up.leftovers() == []
+    restarts = [line for line in up.all_lines() if "restarted" in line]
+    assert len(restarts) >= 4, restarts
+
+
+def test_operator_commands_find_the_service_and_a_crash_loop_stops_up(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with start_up(data_dir) as up:
+        record = json.loads((data_dir / "service.json").read_text())
+        assert record["api_url"] == up.url and record["redis_url"].startswith("redis://127.0.0.1:")
+        token_file = data_dir / "admin-token"
+        assert (token_file.stat().st_mode & 0o777) == 0o600
+        assert any(str(token_file) in line for line in up.output.seen)
+        game_id = create_human_game(up.url)
+
+        # No Redis URL in the environment: the commands must take up's from the data dir
+        # (the machine may have another Redis on 6379, where this game does not exist).
+        env = {k: v for k, v in os.environ.items() if k not in ("TABLETOP_REDIS_URL", "REDIS_URL")}
+        env["TABLETOP_KEY_PREFIX"] = "tt-faults:"
+        command = [sys.executable, "-m", "service.cli"]
+        where = ["--data-dir", str(data_dir)]
+        exported = subprocess.run(
+            [*command, "export", game_id, "--admin", *where], env=env, cwd=ROOT,
+            capture_output=True, text=True, timeout=60,
+        )
+        assert exported.returncode == 0, exported.stderr
+        assert len(exported.stdout.splitlines()) >= 3  # created, two joins
+        health = subprocess.run(
+            [*command, "health", "redis", *where], env=env, cwd=ROOT,
+            capture_output=True, text=True, timeout=60,
+        )
+        assert health.returncode == 0, health.stderr
+        api = subprocess.run(
+            [*command, "health", "api", *where], env=env, cwd=ROOT,
+            capture_output=True, text=True, timeout=60,
+        )
+        assert api.returncode == 0, api.stderr
+
+        # Crash loop: an unreadable AOF makes every restart of Redis die at once.
+        redis_server = up.child(r"redis-server")
+        for aof in (data_dir / "redis").rglob("*.aof*"):
+            aof.write_bytes(b"this is not an append only file\n")
+        redis_server.send_signal(signal.SIGKILL)
+        assert up.process.wait(UP_TIMEOUT_S) == 1
+        lines = up.all_lines()
+        assert any("crash loop: redis died" in line for line in lines), "".join(lines)
+        assert up.leftovers() == []
+        # up is gone, its record stays: a command now fails on *that* Redis, saying so.
+        late = subprocess.run(
+            [*command, "export", game_id, *where], env=env, cwd=ROOT,
+            capture_output=True, text=True, timeout=60,
+        )
+        assert late.returncode == 2 and "recorded by tabletop up" in late.stderr, late.stderr
