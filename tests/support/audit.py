@@ -163,7 +163,10 @@ def rehash(history: Sequence[JSON]) -> list[JSON]:
     Seal-2 digests are recomputed too, keyed by the seed the (edited) history reveals
     at its end -- after the end the attacker knows it, like everyone."""
     last = history[-1] if history else {}
-    seed = last.get("data", {}).get("seed") if last.get("type") == "SeedRevealed" else None
+    data = last.get("data") if last.get("type") == "SeedRevealed" else None
+    seed = data.get("seed") if isinstance(data, dict) else None
+    if not (isinstance(seed, str) and _is_hex(seed)):
+        seed = None  # an edit broke the reveal itself: no key to recompute digests with
     out: list[JSON] = []
     prev = ZERO_HASH
     for version, raw in enumerate(history, start=1):
@@ -179,3 +182,11 @@ def rehash(history: Sequence[JSON]) -> list[JSON]:
         item["hash"] = prev = event_hash(item)
         out.append(item)
     return out
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return True
