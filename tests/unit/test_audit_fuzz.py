@@ -56,6 +56,10 @@ def _set(event: dict[str, Any], path: tuple[Any, ...], value: Any) -> None:
     target[path[-1]] = value
 
 
+def _untimed(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in event.items() if k != "time"} for event in history]
+
+
 def _batch_of(items: list[dict[str, Any]], at: int) -> list[int]:
     """The indices of the batch (one command's events: same time, actor and command)
     that holds ``items[at]``."""
@@ -102,7 +106,9 @@ def test_every_resealed_edit_is_reported(case: tuple[list[Any], list[Any]], rese
     original, items = case
     history = rehash(items) if reseal else items
     report = verify_history(history)
-    changed = canonical_json(items) != canonical_json(original)
+    # Event times are not vouched for (docs/audit.md): swapping two events that differ
+    # only in their time leaves the same game -- hypothesis found one.
+    changed = canonical_json(_untimed(items)) != canonical_json(_untimed(original))
     assert report.ok is not changed, (report.discrepancy, changed)
     if not report.ok:
         assert report.discrepancy is not None and 1 <= report.discrepancy.version <= len(items) + 1
