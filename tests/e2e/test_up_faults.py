@@ -51,8 +51,8 @@ FAST_SWEEPS = {
 0.1 s per turn, so the game created just before each kill is still being played."""
 
 BOT_RESUME_BOUND_S = 12.0
-"""The issue's bound: bot turns resume within 10 s of Redis (and the API) answering
-again, whatever state RQ had their jobs in; 2 s of margin for a loaded machine."""
+"""The issue's bound: bot turns resume within 10 s of Redis answering again, whatever
+state RQ had their jobs in; 2 s of margin for a loaded machine."""
 
 
 @pytest.fixture
@@ -168,13 +168,16 @@ def kill_and_recover(up: Up, name: str, pattern: str, group_size: int, games: li
     recovery = time.monotonic() - started
     print(f"\nrecovery after kill -9 of {name}: {recovery:.2f} s", file=sys.stderr)
     assert recovery < RECOVERY_BOUND_S
-    # The game whose turns were in flight moves on again within the bound.
+    # The game whose turns were in flight moves on again: within the issue's bound after
+    # Redis came back; after the other kills at its own pace (a turn "started" by a
+    # killed worker waits for that worker's heartbeat to expire, then for the sweeper),
+    # and every game must finish in the end (the caller checks).
     answered = time.monotonic()
     at_recovery = _version(up.url, games[-1])
     assert at_recovery >= 0, "the game in flight could not be read once the API answered"
     wait_until(
         lambda: _finished(up.url, games[-1]) or _version(up.url, games[-1]) > at_recovery,
-        BOT_RESUME_BOUND_S,
+        BOT_RESUME_BOUND_S if name == "redis" else GAME_TIMEOUT_S,
         f"the bot game in flight to move on after {name}",
     )
     print(f"bot turns resumed {time.monotonic() - answered:.2f} s after {name}", file=sys.stderr)
