@@ -14,7 +14,6 @@ from redis.cluster import RedisCluster
 
 from events.archive.lazy import LazyArchive
 from events.feed import shards_from_env
-from events.recent import RecentAppends
 from events.redis_store import RedisEventStore
 from service.app.application import Application, Notifier
 from service.app.open_games import OpenGames
@@ -35,14 +34,6 @@ class Services:
     """The plain Redis of RQ (``TABLETOP_QUEUE_REDIS_URL``): ``redis`` itself unless that
     names another server; None only for services built with a caller's notifier on a
     cluster without a queue URL (they enqueue nothing)."""
-
-
-def share_recent_appends(board: RecentAppends | None) -> None:
-    """Make ``board`` the one :func:`build` gives its store. Call it in a server's parent
-    process before it forks the workers that share the board (gunicorn's ``on_starting``
-    hook in ``service.runner.gunicorn_config`` sets ``service.runner.shared`` itself,
-    without importing this module)."""
-    shared.recent_appends = board
 
 
 CLUSTER_SCHEME = "redis+cluster://"
