@@ -42,10 +42,14 @@ from flask import Flask, Response, request
 ALLOW_METHODS = "GET, POST, DELETE, OPTIONS"
 """Every method the API serves (``HEAD`` and ``GET`` need no preflight)."""
 
-ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"
+ALLOW_HEADERS = (
+    "Authorization, Content-Type, If-Match, If-None-Match, Idempotency-Key, Last-Event-ID"
+)
 """Request headers a client sends beyond the safelisted ones."""
 
-EXPOSE_HEADERS = "ETag, Location, Retry-After, Link, WWW-Authenticate, Tabletop-Export, Content-Disposition"
+EXPOSE_HEADERS = (
+    "ETag, Location, Retry-After, Link, WWW-Authenticate, Tabletop-Export, Content-Disposition"
+)
 """Answer headers a page may read: versions (``ETag``), new resources (``Location``),
 limits (``Retry-After``; the API sends no other rate-limit headers), pages (``Link``),
 why a token was refused, and what an export holds."""
@@ -133,4 +137,3 @@ def register(app: Flask, origins_setting: str) -> Cors | None:
     app.before_request(preflight)
     app.after_request(add_headers)
     return cors
-

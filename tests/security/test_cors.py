@@ -51,20 +51,25 @@ def api(cors_server: LiveServer) -> Iterator[HttpApi]:
 
 
 def cors_headers(reply: requests.Response) -> dict[str, str]:
-    return {k.lower(): v for k, v in reply.headers.items() if k.lower().startswith("access-control-")}
+    return {
+        k.lower(): v for k, v in reply.headers.items() if k.lower().startswith("access-control-")
+    }
 
 
 def listed(value: str) -> set[str]:
     return {part.strip().lower() for part in value.split(",") if part.strip()}
 
 
-def preflight(api: HttpApi, path: str, origin: str, method: str = "POST", headers: str = "") -> requests.Response:
+def preflight(
+    api: HttpApi, path: str, origin: str, method: str = "POST", headers: str = ""
+) -> requests.Response:
     return api.session.options(
         api.base_url + path,
         headers={
             "Origin": origin,
             "Access-Control-Request-Method": method,
-            "Access-Control-Request-Headers": headers or "authorization, content-type, if-match, idempotency-key",
+            "Access-Control-Request-Headers": headers
+            or "authorization, content-type, if-match, idempotency-key",
         },
         timeout=10,
     )
@@ -83,7 +88,11 @@ def assert_exposes(reply: requests.Response, origin: str, *needed: str) -> None:
 @pytest.mark.parametrize("origin", [ALLOWED, OTHER_ALLOWED])
 @pytest.mark.parametrize(
     ("path", "method"),
-    [("/v1/games", "POST"), ("/v1/games/abc/commands", "POST"), ("/v1/games/abc/seats/0", "DELETE")],
+    [
+        ("/v1/games", "POST"),
+        ("/v1/games/abc/commands", "POST"),
+        ("/v1/games/abc/seats/0", "DELETE"),
+    ],
 )
 def test_a_preflight_from_an_allowed_origin_gets_what_a_client_needs(
     api: HttpApi, origin: str, path: str, method: str
@@ -99,16 +108,23 @@ def test_a_preflight_from_an_allowed_origin_gets_what_a_client_needs(
     assert "origin" in listed(reply.headers["Vary"])
 
 
-@pytest.mark.parametrize("origin", [EVIL, "https://play.example.evil.example", "http://play.example", "null"])
+@pytest.mark.parametrize(
+    "origin", [EVIL, "https://play.example.evil.example", "http://play.example", "null"]
+)
 def test_a_disallowed_origin_gets_no_cors_header(api: HttpApi, origin: str) -> None:
     refused = preflight(api, "/v1/games", origin)
     assert cors_headers(refused) == {}
     game = api.session.post(
-        api.base_url + "/v1/games", json={"game": "abluxxen", "players": 2}, headers={"Origin": origin}, timeout=10
+        api.base_url + "/v1/games",
+        json={"game": "abluxxen", "players": 2},
+        headers={"Origin": origin},
+        timeout=10,
     )
     assert game.status_code == 201 and cors_headers(game) == {}
     assert "origin" in listed(game.headers["Vary"])  # a cache must not mix origins
-    missing = api.session.get(api.base_url + "/v1/games/nope", headers={"Origin": origin}, timeout=10)
+    missing = api.session.get(
+        api.base_url + "/v1/games/nope", headers={"Origin": origin}, timeout=10
+    )
     assert missing.status_code == 404 and cors_headers(missing) == {}
 
 
@@ -119,13 +135,19 @@ def test_no_origin_header_gets_no_cors_header(api: HttpApi) -> None:
 
 def test_a_201_exposes_its_location(api: HttpApi) -> None:
     created = api.session.post(
-        api.base_url + "/v1/games", json={"game": "schlitzohr", "players": 2}, headers={"Origin": ALLOWED}, timeout=10
+        api.base_url + "/v1/games",
+        json={"game": "schlitzohr", "players": 2},
+        headers={"Origin": ALLOWED},
+        timeout=10,
     )
     assert created.status_code == 201
     assert_exposes(created, ALLOWED, "Location")
     game_id = created.json()["game_id"]
     joined = api.session.post(
-        f"{api.base_url}/v1/games/{game_id}/seats", json={"name": "ada"}, headers={"Origin": ALLOWED}, timeout=10
+        f"{api.base_url}/v1/games/{game_id}/seats",
+        json={"name": "ada"},
+        headers={"Origin": ALLOWED},
+        timeout=10,
     )
     assert joined.status_code == 201
     assert_exposes(joined, ALLOWED, "Location")
@@ -139,7 +161,9 @@ def test_etag_is_exposed_on_views_on_304_and_on_a_stale_command(api: HttpApi) ->
     assert view.status_code == 200
     assert_exposes(view, ALLOWED, "ETag")
     unchanged = api.session.get(
-        f"{api.base_url}/v1/games/{game_id}", headers={**headers, "If-None-Match": view.headers["ETag"]}, timeout=10
+        f"{api.base_url}/v1/games/{game_id}",
+        headers={**headers, "If-None-Match": view.headers["ETag"]},
+        timeout=10,
     )
     assert unchanged.status_code == 304
     assert_exposes(unchanged, ALLOWED, "ETag")
@@ -154,15 +178,21 @@ def test_etag_is_exposed_on_views_on_304_and_on_a_stale_command(api: HttpApi) ->
     assert stale.status_code == 409
     assert_exposes(stale, ALLOWED)
     body = problem(stale)
-    assert body["code"] == "version_conflict" and body["current_version"] == int(view.headers["ETag"].strip('"'))
+    assert body["code"] == "version_conflict" and body["current_version"] == int(
+        view.headers["ETag"].strip('"')
+    )
 
 
 def test_problem_answers_and_streams_carry_the_cors_headers(api: HttpApi) -> None:
-    missing = api.session.get(api.base_url + "/v1/games/nope", headers={"Origin": ALLOWED}, timeout=10)
+    missing = api.session.get(
+        api.base_url + "/v1/games/nope", headers={"Origin": ALLOWED}, timeout=10
+    )
     assert missing.status_code == 404 and problem(missing)["code"] == "game_not_found"
     assert_exposes(missing, ALLOWED)
     unauthenticated = api.session.post(
-        api.base_url + "/v1/games/nope/stream-tickets", headers={"Origin": ALLOWED, "Authorization": "Basic x"}, timeout=10
+        api.base_url + "/v1/games/nope/stream-tickets",
+        headers={"Origin": ALLOWED, "Authorization": "Basic x"},
+        timeout=10,
     )
     assert unauthenticated.status_code == 401
     assert_exposes(unauthenticated, ALLOWED, "WWW-Authenticate")
@@ -176,7 +206,10 @@ def test_problem_answers_and_streams_carry_the_cors_headers(api: HttpApi) -> Non
     assert_exposes(bad_json, ALLOWED)
     game_id = create_game(api, "abluxxen", 2)
     with api.session.get(
-        f"{api.base_url}/v1/games/{game_id}/events/stream", headers={"Origin": ALLOWED}, stream=True, timeout=10
+        f"{api.base_url}/v1/games/{game_id}/events/stream",
+        headers={"Origin": ALLOWED},
+        stream=True,
+        timeout=10,
     ) as stream:
         assert stream.status_code == 200
         assert_exposes(stream, ALLOWED)
@@ -185,9 +218,15 @@ def test_problem_answers_and_streams_carry_the_cors_headers(api: HttpApi) -> Non
 def test_a_429_exposes_retry_after_and_preflights_are_still_answered(
     start_server: Any,
 ) -> None:
-    with start_server(cors_origins=ALLOWED, rate_limit_per_minute=3) as server, requests.Session() as session:
+    with (
+        start_server(cors_origins=ALLOWED, rate_limit_per_minute=3) as server,
+        requests.Session() as session,
+    ):
         api = HttpApi(session, server.url)
-        replies = [session.get(server.url + "/v1/catalogue", headers={"Origin": ALLOWED}, timeout=10) for _ in range(6)]
+        replies = [
+            session.get(server.url + "/v1/catalogue", headers={"Origin": ALLOWED}, timeout=10)
+            for _ in range(6)
+        ]
         limited = [r for r in replies if r.status_code == 429]
         assert limited, [r.status_code for r in replies]
         assert problem(limited[0])["code"] == "rate_limited"
@@ -202,8 +241,12 @@ def test_by_default_no_answer_carries_a_cors_header(secure_server: LiveServer) -
         api = HttpApi(session, secure_server.url)
         replies = [
             preflight(api, "/v1/games", ALLOWED),
-            session.get(secure_server.url + "/v1/catalogue", headers={"Origin": ALLOWED}, timeout=10),
-            session.get(secure_server.url + "/v1/games/nope", headers={"Origin": ALLOWED}, timeout=10),
+            session.get(
+                secure_server.url + "/v1/catalogue", headers={"Origin": ALLOWED}, timeout=10
+            ),
+            session.get(
+                secure_server.url + "/v1/games/nope", headers={"Origin": ALLOWED}, timeout=10
+            ),
             session.post(
                 secure_server.url + "/v1/games",
                 json={"game": "abluxxen", "players": 2},
