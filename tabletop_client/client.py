@@ -37,8 +37,8 @@ from tabletop_client.types import (
 FINAL_EVENTS = frozenset({"SeedRevealed", "GameExpired"})
 """Nothing follows these: a finished game's seed reveal, an open game's expiry."""
 
-NETWORK_ERRORS = (requests.ConnectionError, requests.Timeout)
-"""What a retry may cure (``ChunkedEncodingError`` is a ``ConnectionError``)."""
+NETWORK_ERRORS = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
+"""What a retry may cure: no connection, no answer in time, an answer cut off."""
 
 
 class TabletopClient:
