@@ -86,9 +86,13 @@ def main() -> None:
     parser.add_argument("--url", default="http://127.0.0.1:8000")
     how = parser.add_mutually_exclusive_group(required=True)
     how.add_argument("--game-id", help="join this game")
-    how.add_argument("--create", choices=["schlitzohr", "abluxxen"], help="create a game against server bots")
+    how.add_argument(
+        "--create", choices=["schlitzohr", "abluxxen"], help="create a game against server bots"
+    )
     parser.add_argument("--players", type=int, default=2)
-    parser.add_argument("--bots", action="append", help="with --create: SEAT=LEVEL,... (default 1=greedy)")
+    parser.add_argument(
+        "--bots", action="append", help="with --create: SEAT=LEVEL,... (default 1=greedy)"
+    )
     parser.add_argument("--option", action="append", help="with --create: NAME=VALUE")
     parser.add_argument("--name", default="http-bot")
     parser.add_argument("--seed", type=int, default=None, help="for the random choices")
@@ -98,7 +102,16 @@ def main() -> None:
 
     seat = take_seat(TabletopClient(args.url), args)
     final = play(seat, random.Random(args.seed))
-    print(json.dumps({"game_id": seat.game_id, "seat": seat.seat, "status": final["status"], "result": final["result"]}))
+    print(
+        json.dumps(
+            {
+                "game_id": seat.game_id,
+                "seat": seat.seat,
+                "status": final["status"],
+                "result": final["result"],
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import json
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any, cast
+from urllib.parse import quote
 
 import requests
 
@@ -37,7 +38,11 @@ from tabletop_client.types import (
 FINAL_EVENTS = frozenset({"SeedRevealed", "GameExpired"})
 """Nothing follows these: a finished game's seed reveal, an open game's expiry."""
 
-NETWORK_ERRORS = (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError)
+NETWORK_ERRORS = (
+    requests.ConnectionError,
+    requests.Timeout,
+    requests.exceptions.ChunkedEncodingError,
+)
 """What a retry may cure: no connection, no answer in time, an answer cut off."""
 
 
@@ -177,7 +182,12 @@ class TabletopClient:
             self.request("POST", f"/v1/games/{game_id}/seats", body=body, retry=False).json(),
         )
         return Seat(
-            self, joined["game_id"], joined["seat"], joined["token"], name, joined["view"]["version"]
+            self,
+            joined["game_id"],
+            joined["seat"],
+            joined["token"],
+            name,
+            joined["view"]["version"],
         )
 
     def seat(self, game_id: str, seat: int, token: str, name: str = "") -> Seat:
@@ -186,7 +196,7 @@ class TabletopClient:
 
     def player(self, name: str) -> PlayerTotals:
         """A player's totals over finished games (zeros for an unknown name)."""
-        return cast(PlayerTotals, self.get_json(f"/v1/players/{requests.utils.quote(name, safe='')}"))
+        return cast(PlayerTotals, self.get_json(f"/v1/players/{quote(name, safe='')}"))
 
     # -- play --------------------------------------------------------------------
 
@@ -204,7 +214,9 @@ class TabletopClient:
         ``after`` and returns the view then (or the current one when the wait ends)."""
         params = {"at": at, "after": after, "wait": wait}
         timeout = None if wait is None else (self.timeout, self.timeout + wait)
-        return cast(View, self.get_json(f"/v1/games/{game_id}", token=token, params=params, timeout=timeout))
+        return cast(
+            View, self.get_json(f"/v1/games/{game_id}", token=token, params=params, timeout=timeout)
+        )
 
     def legal(self, game_id: str, *, token: str | None = None) -> Legal:
         """Who must act, and every command the caller's seat may send now."""
@@ -217,7 +229,9 @@ class TabletopClient:
     ) -> EventPage:
         """Versions ``after+1 ..``, at most ``limit``, redacted for the caller."""
         params = {"after": after, "limit": limit}
-        return cast(EventPage, self.get_json(f"/v1/games/{game_id}/events", token=token, params=params))
+        return cast(
+            EventPage, self.get_json(f"/v1/games/{game_id}/events", token=token, params=params)
+        )
 
     def all_events(
         self, game_id: str, *, after: int = 0, token: str | None = None
@@ -300,4 +314,4 @@ class TabletopClient:
         return cast(Verification, self.get_json(f"/v1/games/{game_id}/verification"))
 
 
-__all__ = ["TabletopClient", "TabletopError", "FINAL_EVENTS"]
+__all__ = ["FINAL_EVENTS", "TabletopClient", "TabletopError"]

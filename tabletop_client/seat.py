@@ -140,4 +140,6 @@ class Seat:
             from tabletop_client.client import TabletopClient
 
             client = TabletopClient(data["base_url"])
-        return cls(client, data["game_id"], int(data["seat"]), data["token"], data.get("name", ""), 0)
+        return cls(
+            client, data["game_id"], int(data["seat"]), data["token"], data.get("name", ""), 0
+        )

@@ -8,13 +8,12 @@ nothing is copied, renamed or dropped. Commands are JSON objects in the game's
 own form (``docs/rules/<game>.md``); the server's legal list is the source of truth.
 """
 
-
-from typing import Any, Literal, NotRequired, TypedDict, Union
+from typing import Any, Literal, NotRequired, TypedDict
 
 Status = Literal["open", "running", "finished", "expired"]
 BotLevel = Literal["random", "greedy", "strong"]
 Colour = Literal["red", "blue", "green", "yellow"]
-Card = Union[int, Literal["X"]]
+Card = int | Literal["X"]
 """A number card 1..13, or ``"X"`` for a joker."""
 Command = dict[str, Any]
 """A command in the game's JSON form, e.g. ``{"kind": "move", "ear": 3, "to": "f5"}``."""

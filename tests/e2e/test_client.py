@@ -59,9 +59,7 @@ def play_to_the_end(seat: Seat, rng: random.Random) -> int:
             seat.view(after=legal["version"], wait=5)
 
 
-@pytest.mark.parametrize(
-    "game,options", [("schlitzohr", {"turn_cap": 10}), ("abluxxen", {})]
-)
+@pytest.mark.parametrize("game,options", [("schlitzohr", {"turn_cap": 10}), ("abluxxen", {})])
 def test_a_whole_game_against_a_bot_then_its_audit(
     client: TabletopClient, bots: None, game: str, options: dict[str, int]
 ) -> None:
@@ -101,7 +99,10 @@ def test_refusals_are_typed_exceptions_with_the_problem_code(client: TabletopCli
     ada, bob = client.join(game_id, "ada"), client.join(game_id, "bob")
     with pytest.raises(RuleRefused) as taken:
         client.join(game_id, "cy")
-    assert taken.value.status == 422 and taken.value.code in {"no_free_seat", "game_already_started"}
+    assert taken.value.status == 422 and taken.value.code in {
+        "no_free_seat",
+        "game_already_started",
+    }
     with pytest.raises(Unauthorized) as forged:
         client.legal(game_id, token=f"{game_id}.0.not-a-token")
     assert forged.value.code == "unauthenticated"
@@ -163,7 +164,9 @@ def test_a_command_whose_answer_is_lost_is_retried_with_its_key_and_written_once
 def test_the_stream_resumes_through_cut_connections_without_gap_or_duplicate(
     live_server: LiveServer, client: TabletopClient, bots: None
 ) -> None:
-    created = client.create_game("schlitzohr", 2, options={"turn_cap": 10}, bots={0: "random", 1: "random"})
+    created = client.create_game(
+        "schlitzohr", 2, options={"turn_cap": 10}, bots={0: "random", 1: "random"}
+    )
     game_id = created["game_id"]
     head = client.view(game_id, after=0, wait=0)["version"]
     # Each connection passes ~3 KB, a few events, then is cut mid-event.

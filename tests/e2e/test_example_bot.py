@@ -31,7 +31,11 @@ def start_bot(live_server: LiveServer, *args: str) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
     return subprocess.Popen(
         [sys.executable, BOT, "--url", live_server.url, *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
     )
 
 
@@ -41,14 +45,30 @@ def finish(process: subprocess.Popen[str]) -> dict[str, Any]:
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
 
-def test_it_creates_a_game_against_server_bots_and_plays_it_out(live_server: LiveServer, bots: None) -> None:
-    report = finish(start_bot(live_server, "--create", "schlitzohr", "--option", "turn_cap=10", "--bots", "1=greedy", "--seed", "1"))
+def test_it_creates_a_game_against_server_bots_and_plays_it_out(
+    live_server: LiveServer, bots: None
+) -> None:
+    report = finish(
+        start_bot(
+            live_server,
+            "--create",
+            "schlitzohr",
+            "--option",
+            "turn_cap=10",
+            "--bots",
+            "1=greedy",
+            "--seed",
+            "1",
+        )
+    )
     assert report["status"] == "finished" and report["seat"] == 0
     client = TabletopClient(live_server.url)
     view = client.view(report["game_id"])
     assert view["seats"][0]["name"] == "http-bot" and view["seats"][0]["bot"] is None
     assert view["result"] == report["result"]
-    commands = [e for e in client.all_events(report["game_id"]) if e["actor"] == {"kind": "seat", "seat": 0}]
+    commands = [
+        e for e in client.all_events(report["game_id"]) if e["actor"] == {"kind": "seat", "seat": 0}
+    ]
     assert commands  # it did play, as a seat over HTTP, not as a server bot
     assert client.verification(report["game_id"])["ok"]
 

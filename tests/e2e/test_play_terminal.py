@@ -33,7 +33,9 @@ def bots(live_server: LiveServer) -> Iterator[None]:
 def play(args: list[str], home: Path, live_server: LiveServer) -> PtyProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
     env.update(HOME=str(home), TERM="xterm-256color", COLUMNS="120", LINES="50")
-    return PtyProcess([sys.executable, "-m", "service.cli", "play", "--url", live_server.url, *args], env, ROOT)
+    return PtyProcess(
+        [sys.executable, "-m", "service.cli", "play", "--url", live_server.url, *args], env, ROOT
+    )
 
 
 def choose_until_the_end(terminal: PtyProcess, rng: random.Random, moves: int | None = None) -> int:
@@ -55,7 +57,11 @@ def choose_until_the_end(terminal: PtyProcess, rng: random.Random, moves: int | 
 @pytest.mark.parametrize(
     "game,extra,drawn",
     [
-        ("schlitzohr", ["--option", "turn_cap=10"], r"(?m)^ 9 .*\n(.*\n){7} 1 .*\n\s+a  b  c  d  e  f  g  h  i"),
+        (
+            "schlitzohr",
+            ["--option", "turn_cap=10"],
+            r"(?m)^ 9 .*\n(.*\n){7} 1 .*\n\s+a  b  c  d  e  f  g  h  i",
+        ),
         ("abluxxen", [], r"your hand: (\s*(\d+|X))+"),
     ],
     ids=["schlitzohr", "abluxxen"],
@@ -63,7 +69,11 @@ def choose_until_the_end(terminal: PtyProcess, rng: random.Random, moves: int | 
 def test_a_whole_game_against_a_bot_at_the_keyboard(
     live_server: LiveServer, bots: None, tmp_path: Path, game: str, extra: list[str], drawn: str
 ) -> None:
-    terminal = play(["--game", game, "--players", "2", "--bots", "1=greedy", "--name", "ada", *extra], tmp_path, live_server)
+    terminal = play(
+        ["--game", game, "--players", "2", "--bots", "1=greedy", "--name", "ada", *extra],
+        tmp_path,
+        live_server,
+    )
     try:
         _, started = terminal.expect([r"Game (\S+), you are seat 0\."])
         terminal.expect([drawn])
@@ -80,8 +90,20 @@ def test_a_client_killed_mid_game_resumes_from_its_token_file(
     live_server: LiveServer, bots: None, tmp_path: Path
 ) -> None:
     token_file = tmp_path / "seat.json"
-    args = ["--game", "schlitzohr", "--players", "2", "--bots", "1=random", "--option", "turn_cap=12",
-            "--name", "bob", "--token-file", str(token_file)]
+    args = [
+        "--game",
+        "schlitzohr",
+        "--players",
+        "2",
+        "--bots",
+        "1=random",
+        "--option",
+        "turn_cap=12",
+        "--name",
+        "bob",
+        "--token-file",
+        str(token_file),
+    ]
     first = play(args, tmp_path, live_server)
     try:
         first.expect([r"Game (\S+), you are seat 0\."])

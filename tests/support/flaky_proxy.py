@@ -13,6 +13,7 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Callable
+from typing import Self
 
 
 class FlakyProxy:
@@ -31,7 +32,7 @@ class FlakyProxy:
         self._closed = True
         self._listener.close()
 
-    def __enter__(self) -> FlakyProxy:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_: object) -> None:

@@ -28,8 +28,14 @@ class PtyProcess:
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 120, 0, 0))
         self.process = subprocess.Popen(
-            list(argv), stdin=slave, stdout=slave, stderr=slave, env=dict(env), cwd=cwd,
-            start_new_session=True, close_fds=True,
+            list(argv),
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            env=dict(env),
+            cwd=cwd,
+            start_new_session=True,
+            close_fds=True,
         )
         os.close(slave)
         self.master = master
@@ -57,14 +63,20 @@ class PtyProcess:
         compiled = [re.compile(p) for p in patterns]
         deadline = time.monotonic() + timeout
         while True:
-            found = [(m.start(), i, m) for i, c in enumerate(compiled) if (m := c.search(self.text, self._seen))]
+            found = [
+                (m.start(), i, m)
+                for i, c in enumerate(compiled)
+                if (m := c.search(self.text, self._seen))
+            ]
             if found:
                 _, index, match = min(found, key=lambda f: f[0])
                 self._seen = match.end()
                 return index, match
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError(f"none of {patterns} within {timeout} s; last output:\n{self.text[-3000:]}")
+                raise AssertionError(
+                    f"none of {patterns} within {timeout} s; last output:\n{self.text[-3000:]}"
+                )
             self._read(min(left, 1.0))
 
     def send(self, line: str) -> None:

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import ast
-import os
 import sys
 from pathlib import Path
 
@@ -44,5 +43,10 @@ def test_the_client_side_imports_nothing_of_the_server(where: str) -> None:
     target = ROOT / where
     files = [target] if target.is_file() else sorted(target.rglob("*.py"))
     assert files
-    found = {f"{f.relative_to(ROOT)}: {n}" for f in files for n in imports(f) if outside(n, ALLOWED[where])}
+    found = {
+        f"{f.relative_to(ROOT)}: {n}"
+        for f in files
+        for n in imports(f)
+        if outside(n, ALLOWED[where])
+    }
     assert found == set()

@@ -11,8 +11,19 @@ from rich.text import Text
 from tabletop_client.types import AbluxxenState, Card, CardSet, View
 
 PALETTE = (
-    "bright_red", "red", "bright_yellow", "yellow", "bright_green", "green", "bright_cyan",
-    "cyan", "bright_blue", "blue", "bright_magenta", "magenta", "white",
+    "bright_red",
+    "red",
+    "bright_yellow",
+    "yellow",
+    "bright_green",
+    "green",
+    "bright_cyan",
+    "cyan",
+    "bright_blue",
+    "blue",
+    "bright_magenta",
+    "magenta",
+    "white",
 )
 """A colour per number 1..13, so equal numbers in the hand stand out together."""
 
@@ -33,7 +44,10 @@ def cards(values: list[Card]) -> Text:
 def card_set(played: CardSet) -> Text:
     """A set as ``3 x 9 +1X`` in the number's colour."""
     number = played["number"]
-    text = Text(f"{played['count']} x {number}" if number is not None else "", style=f"bold {PALETTE[number - 1]}" if number else "")
+    text = Text(
+        f"{played['count']} x {number}" if number is not None else "",
+        style=f"bold {PALETTE[number - 1]}" if number else "",
+    )
     if played["jokers"]:
         text.append(f" +{played['jokers']}X", style="bold")
     return text
@@ -42,14 +56,26 @@ def card_set(played: CardSet) -> Text:
 def table(view: View) -> RenderableType:
     state = view["state"]
     assert state is not None and state["game"] == "abluxxen"
-    lines = [Text(f"round {state['round']}/{state['options'].get('rounds', '?')}  phase {state['phase']}  sets played {state['turn']}")]
+    lines = [
+        Text(
+            f"round {state['round']}/{state['options'].get('rounds', '?')}  phase {state['phase']}  sets played {state['turn']}"
+        )
+    ]
     for seat, row in enumerate(state["rows"]):
         lines.append(_seat_line(view, state, seat, row))
     lines.append(Text("display: ").append_text(cards(state["display"])))
     discard = state["discard"][-8:]
-    lines.append(Text(f"pile: {state['pile_size']} cards   discard ({len(state['discard'])}): ").append_text(cards(discard)))
+    lines.append(
+        Text(f"pile: {state['pile_size']} cards   discard ({len(state['discard'])}): ").append_text(
+            cards(discard)
+        )
+    )
     if state["set_in_dispute"] is not None:
-        lines.append(Text("set in dispute: ").append_text(card_set(state["set_in_dispute"])).append(f"  (seat {state['victim']})"))
+        lines.append(
+            Text("set in dispute: ")
+            .append_text(card_set(state["set_in_dispute"]))
+            .append(f"  (seat {state['victim']})")
+        )
     if state["owed"]:
         lines.append(Text(f"cards still to draw: {state['owed']}"))
     if state["hand"] is not None:
@@ -60,7 +86,9 @@ def table(view: View) -> RenderableType:
 def _seat_line(view: View, state: AbluxxenState, seat: int, row: list[CardSet]) -> Text:
     name = view["seats"][seat]["name"] or "(free)"
     you = " (you)" if seat == view["you"] else ""
-    line = Text(f"seat {seat} {name}{you}: {state['hand_sizes'][seat]} in hand, score {state['scores'][seat]}  row: ")
+    line = Text(
+        f"seat {seat} {name}{you}: {state['hand_sizes'][seat]} in hand, score {state['scores'][seat]}  row: "
+    )
     for index, played in enumerate(row):
         line.append_text(card_set(played))
         line.append(" | " if index < len(row) - 1 else "")

@@ -51,7 +51,11 @@ def describe(command: Command) -> str:
     if kind == "discard":
         return "discard the set"
     if kind == "draw":
-        return f"draw {command['card']} from the display" if command["from"] == "display" else "draw from the pile"
+        return (
+            f"draw {command['card']} from the display"
+            if command["from"] == "display"
+            else "draw from the pile"
+        )
     if kind == "pass":
         return "pass (draw nothing)"
     return str(command)
@@ -66,5 +70,11 @@ def menu(commands: list[Command]) -> list[Choice]:
             choices.append(Choice(describe(command), command))
     if ear_sets:
         size = len(ear_sets[0])
-        choices.append(Choice(f"inspect {size} ear" + ("s" if size != 1 else "") + " (you pick which)", None, ear_sets))
+        choices.append(
+            Choice(
+                f"inspect {size} ear" + ("s" if size != 1 else "") + " (you pick which)",
+                None,
+                ear_sets,
+            )
+        )
     return choices

@@ -58,7 +58,9 @@ class Player:
                 return 0
             if legal["commands"]:
                 if not self.act(legal):
-                    self.console.print("Left the game; your seat is kept: [bold]tabletop play --resume[/]")
+                    self.console.print(
+                        "Left the game; your seat is kept: [bold]tabletop play --resume[/]"
+                    )
                     return 0
             else:
                 self.wait(view, legal)
@@ -72,7 +74,9 @@ class Player:
 
         def pump() -> None:
             try:
-                for envelope in follower.stream(self.seat.game_id, token=self.seat.token, after=after):
+                for envelope in follower.stream(
+                    self.seat.game_id, token=self.seat.token, after=after
+                ):
                     self.news.put(envelope)
                 self.news.put(StreamStopped(None))
             except (requests.RequestException, TabletopError) as error:
@@ -85,8 +89,10 @@ class Player:
         """Until an event newer than ``view`` arrives (printing each), or ``WAIT_S``."""
         if view["status"] == "open":
             free = sum(1 for s in view["seats"] if s["name"] is None)
-            self.console.print(f"Waiting for {free} more player(s). Others join with: "
-                               f"[bold]tabletop play --join {view['game_id']}[/]")
+            self.console.print(
+                f"Waiting for {free} more player(s). Others join with: "
+                f"[bold]tabletop play --join {view['game_id']}[/]"
+            )
         else:
             self.console.print(f"Waiting for seat(s) {', '.join(legal['to_act']) or '-'} ...")
         if not self.streaming:
@@ -98,7 +104,9 @@ class Player:
                 if isinstance(item, StreamStopped):
                     self.streaming = False
                     if item.error is not None:
-                        self.console.print(f"[yellow]live updates stopped ({item.error}); polling instead[/]")
+                        self.console.print(
+                            f"[yellow]live updates stopped ({item.error}); polling instead[/]"
+                        )
                     return
                 self.log(item)
                 if item["version"] > view["version"] and self.news.empty():
@@ -114,12 +122,16 @@ class Player:
         private = event["private"]
         if private:
             data += "  (" + ", ".join(f"{k}={v}" for k, v in private.items()) + ")"
-        self.console.print(Text(f"  v{event['version']} {who}: {event['type']} {data}", style="dim"))
+        self.console.print(
+            Text(f"  v{event['version']} {who}: {event['type']} {data}", style="dim")
+        )
 
     # -- drawing -------------------------------------------------------------------
 
     def show(self, view: View) -> None:
-        self.console.print(Rule(f"{view['game']} {view['game_id']}  version {view['version']}  {view['status']}"))
+        self.console.print(
+            Rule(f"{view['game']} {view['game_id']}  version {view['version']}  {view['status']}")
+        )
         if view["state"] is None:
             for seat in view["seats"]:
                 self.console.print(f"seat {seat['seat']}: {seat['name'] or '(free)'}")
@@ -136,7 +148,9 @@ class Player:
         you = view["you"]
         scores = "  ".join(f"seat {s}: {p}" for s, p in enumerate(result["scores"]))
         verdict = "You won!" if you in result["winners"] else "You lost."
-        self.console.print(f"[bold]Game over[/] ({result['reason']}). Scores: {scores}. [bold]{verdict}[/]")
+        self.console.print(
+            f"[bold]Game over[/] ({result['reason']}). Scores: {scores}. [bold]{verdict}[/]"
+        )
 
     # -- acting --------------------------------------------------------------------
 
@@ -173,12 +187,16 @@ class Player:
             if answer is None:
                 return None
             try:
-                command = choice.command_for_ears([int(part) for part in answer.replace(",", " ").split()])
+                command = choice.command_for_ears(
+                    [int(part) for part in answer.replace(",", " ").split()]
+                )
             except ValueError:
                 command = None
             if command is not None:
                 return command
-            self.console.print(f"[red]Not a legal choice: name {size} distinct face-down ear ids.[/]")
+            self.console.print(
+                f"[red]Not a legal choice: name {size} distinct face-down ear ids.[/]"
+            )
 
     def ask(self, prompt: str) -> str | None:
         try:

@@ -15,7 +15,9 @@ from tabletop_client.types import SchlitzohrState, View
 STYLE = {"red": "red", "blue": "blue", "green": "green", "yellow": "yellow"}
 
 
-def _cell(state: SchlitzohrState, field: str, ears: dict[str, int], target_of: dict[str, str]) -> Text:
+def _cell(
+    state: SchlitzohrState, field: str, ears: dict[str, int], target_of: dict[str, str]
+) -> Text:
     board = state["board"]
     if field in ears:
         ear = ears[field]
@@ -63,8 +65,17 @@ def _status(view: View, state: SchlitzohrState) -> list[Text]:
         out.append(line)
     roll = state["last_roll"]
     rolled = f"  last roll {roll['value']} ({roll['purpose']})" if roll else ""
-    out.append(Text(f"turn {state['turn']}/{state['options'].get('turn_cap', '?')}  phase {state['phase']}{rolled}"
-                    + (f"  pips left {state['pips_left']}" if state["phase"] == "moving" else "")
-                    + (f"  inspect {state['inspect_count']}" if state["phase"] == "inspect" else "")))
-    out.append(Text("legend: 12 = ear 12, reversed = face up, 12? = a colour you saw, o = target, ## = blocked", style="dim"))
+    out.append(
+        Text(
+            f"turn {state['turn']}/{state['options'].get('turn_cap', '?')}  phase {state['phase']}{rolled}"
+            + (f"  pips left {state['pips_left']}" if state["phase"] == "moving" else "")
+            + (f"  inspect {state['inspect_count']}" if state["phase"] == "inspect" else "")
+        )
+    )
+    out.append(
+        Text(
+            "legend: 12 = ear 12, reversed = face up, 12? = a colour you saw, o = target, ## = blocked",
+            style="dim",
+        )
+    )
     return out

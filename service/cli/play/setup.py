@@ -41,7 +41,11 @@ def parse_options(values: list[str] | None) -> dict[str, int | bool | str]:
             raise argparse.ArgumentTypeError(f"--option wants NAME=VALUE, not {value!r}")
         lowered = raw.strip().lower()
         options[name.strip()] = (
-            lowered == "true" if lowered in ("true", "false") else int(raw) if raw.strip().lstrip("-").isdigit() else raw
+            lowered == "true"
+            if lowered in ("true", "false")
+            else int(raw)
+            if raw.strip().lstrip("-").isdigit()
+            else raw
         )
     return options
 
