@@ -19,7 +19,7 @@ from urllib.parse import quote
 
 import requests
 
-from tabletop_client.errors import TabletopError, Unavailable, error_for
+from tabletop_client.errors import RateLimited, TabletopError, Unavailable, error_for
 from tabletop_client.seat import Seat
 from tabletop_client.sse import messages
 from tabletop_client.types import (
@@ -37,6 +37,10 @@ from tabletop_client.types import (
 
 FINAL_EVENTS = frozenset({"SeedRevealed", "GameExpired"})
 """Nothing follows these: a finished game's seed reveal, an open game's expiry."""
+
+RECONNECT_IDLE_S = 1.0
+"""The pause before reconnecting to a stream that ended without news (the server
+advises ``retry: 1000``)."""
 
 NETWORK_ERRORS = (
     requests.ConnectionError,
@@ -255,8 +259,9 @@ class TabletopClient:
         """The game's events after ``after``, live, each exactly once and in order.
 
         Reconnects with ``Last-Event-ID`` whenever the connection drops or the server
-        ends the stream (it does after ``sse_max_s``), after a network error with
-        backoff (up to ``retries`` failures in a row, then the error is raised).
+        ends the stream (it does after ``sse_max_s``); after a network error or a 429
+        with backoff or ``Retry-After`` (up to ``retries`` failures in a row, then the
+        error is raised).
         Duplicates are skipped and a gap (which the server never leaves) is filled
         from the events pages, so versions run ``after+1, after+2, ...`` without a
         hole. Ends after the game's final event (``SeedRevealed``, or ``GameExpired``)
@@ -266,6 +271,7 @@ class TabletopClient:
         last = after
         failures = 0
         while True:
+            before = last
             headers = {"Last-Event-ID": str(last)} if last else {}
             try:
                 response = self.request(
@@ -298,7 +304,20 @@ class TabletopClient:
                     raise
                 self._pause(failures, None)
                 failures += 1
-            # The server closed the stream (its time bound): go on where we are.
+                continue
+            except RateLimited as limited:
+                # `too_many_streams` right after a drop: the server may not have
+                # noticed yet that the old connection is gone. Wait as it says.
+                if failures >= self.retries:
+                    raise
+                self._pause(failures, limited.retry_after)
+                failures += 1
+                continue
+            # The server closed the stream (its time bound): go on where we are --
+            # after its advised `retry:` pause if the stream brought nothing, so a
+            # server that keeps closing at once is not hammered.
+            if last == before:
+                time.sleep(RECONNECT_IDLE_S)
 
     # -- audit -------------------------------------------------------------------
 

@@ -110,7 +110,7 @@ def error_for(response: requests.Response) -> TabletopError:
         problem = {"status": status, "code": f"http_{status}", "detail": response.text[:200]}
     code = str(problem.get("code") or f"http_{status}")
     detail = str(problem.get("detail") or response.reason or "")
-    if status == 409 and code == "version_conflict":
+    if status in (409, 412) and code == "version_conflict":  # 412: If-Match failed, if ever
         return StaleVersion(status, code, detail, problem)
     if status == 429:
         return RateLimited(status, code, detail, problem, _retry_after(response))

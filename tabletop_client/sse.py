@@ -26,9 +26,12 @@ def _lines(chunks: Iterable[bytes]) -> Iterator[str]:
     buffer = ""
     for chunk in chunks:
         buffer += decoder.decode(chunk)
-        # The spec allows CRLF, LF and CR line ends; our server sends LF.
-        buffer = buffer.replace("\r\n", "\n").replace("\r", "\n")
-        *complete, buffer = buffer.split("\n")
+        # The spec allows CRLF, LF and CR line ends (our server sends LF). A CR at the
+        # end of a chunk waits for the next one: it may be the first half of a CRLF.
+        held = "\r" if buffer.endswith("\r") else ""
+        text = buffer[: len(buffer) - len(held)].replace("\r\n", "\n").replace("\r", "\n")
+        *complete, rest = text.split("\n")
+        buffer = rest + held
         yield from complete
 
 

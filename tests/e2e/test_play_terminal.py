@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import stat
 import sys
 from collections.abc import Iterator
@@ -54,36 +55,50 @@ def choose_until_the_end(terminal: PtyProcess, rng: random.Random, moves: int | 
     return made
 
 
-@pytest.mark.parametrize(
-    "game,extra,drawn",
-    [
-        (
-            "schlitzohr",
-            ["--option", "turn_cap=10"],
-            r"(?m)^ 9 .*\n(.*\n){7} 1 .*\n\s+a  b  c  d  e  f  g  h  i",
-        ),
-        ("abluxxen", [], r"your hand: (\s*(\d+|X))+"),
-    ],
-    ids=["schlitzohr", "abluxxen"],
-)
-def test_a_whole_game_against_a_bot_at_the_keyboard(
-    live_server: LiveServer, bots: None, tmp_path: Path, game: str, extra: list[str], drawn: str
+BOARD = r"(?m)^ 9 .*\n(.*\n){7} 1 .*\n\s+a  b  c  d  e  f  g  h  i"
+CARDS = r"your hand: (\s*(\d+|X))+"
+
+
+def test_a_whole_schlitzohr_game_it_creates_against_a_bot(
+    live_server: LiveServer, bots: None, tmp_path: Path
 ) -> None:
-    terminal = play(
-        ["--game", game, "--players", "2", "--bots", "1=greedy", "--name", "ada", *extra],
-        tmp_path,
-        live_server,
-    )
+    args = [
+        "--game",
+        "schlitzohr",
+        "--players",
+        "2",
+        "--bots",
+        "1=greedy",
+        "--option",
+        "turn_cap=10",
+    ]
+    whole_game(play([*args, "--name", "ada"], tmp_path, live_server), BOARD, live_server)
+
+
+def test_a_whole_abluxxen_game_it_joins_beside_two_bots(
+    live_server: LiveServer, bots: None, tmp_path: Path
+) -> None:
+    client = TabletopClient(live_server.url)
+    game_id = client.create_game("abluxxen", 3, bots={1: "greedy", 2: "random"})["game_id"]
+    terminal = play(["--join", game_id, "--name", "ada"], tmp_path, live_server)
+    assert whole_game(terminal, CARDS, live_server) == game_id
+    assert (tmp_path / ".tabletop" / "play.json").exists()  # the default token file
+
+
+def whole_game(terminal: PtyProcess, drawn: str, live_server: LiveServer) -> str:
+    """Play the terminal's game to the end at random; returns its id."""
     try:
         _, started = terminal.expect([r"Game (\S+), you are seat 0\."])
         terminal.expect([drawn])
-        assert choose_until_the_end(terminal, random.Random(game)) > 0
+        assert choose_until_the_end(terminal, random.Random(started[1])) > 0
         assert terminal.wait() == 0
     finally:
         terminal.close()
     assert b"\x1b[" in terminal.raw  # drawn in colour
-    assert "<- to act" in terminal.text and "v" in terminal.text
+    assert "<- to act" in terminal.text
+    assert re.search(r"v\d+ seat 1: [A-Z]\w+ ", terminal.text)  # the bot's moves, live
     assert TabletopClient(live_server.url).verification(started[1])["ok"]
+    return started[1]
 
 
 def test_a_client_killed_mid_game_resumes_from_its_token_file(
