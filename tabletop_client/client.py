@@ -11,17 +11,14 @@ because a lost answer cannot be told from a lost request there. Commands go thro
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Iterator, Mapping
 from typing import Any, cast
 from urllib.parse import quote
 
-import requests
-
-from tabletop_client.errors import RateLimited, TabletopError, Unavailable, error_for
+from tabletop_client.errors import TabletopError
 from tabletop_client.seat import Seat
-from tabletop_client.sse import messages
+from tabletop_client.stream import FINAL_EVENTS, follow
+from tabletop_client.transport import Transport
 from tabletop_client.types import (
     Catalogue,
     CatalogueGame,
@@ -35,102 +32,10 @@ from tabletop_client.types import (
     View,
 )
 
-FINAL_EVENTS = frozenset({"SeedRevealed", "GameExpired"})
-"""Nothing follows these: a finished game's seed reveal, an open game's expiry."""
 
-RECONNECT_IDLE_S = 1.0
-"""The pause before reconnecting to a stream that ended without news (the server
-advises ``retry: 1000``)."""
-
-NETWORK_ERRORS = (
-    requests.ConnectionError,
-    requests.Timeout,
-    requests.exceptions.ChunkedEncodingError,
-)
-"""What a retry may cure: no connection, no answer in time, an answer cut off."""
-
-
-class TabletopClient:
-    """One server. ``retries`` bounds the retries of one call after network errors
-    and 503s (with ``backoff_s`` doubling, or the server's ``Retry-After`` up to
-    ``max_wait_s``); ``timeout`` is each request's connect and read timeout."""
-
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        session: requests.Session | None = None,
-        timeout: float = 30.0,
-        retries: int = 3,
-        backoff_s: float = 0.25,
-        max_wait_s: float = 10.0,
-    ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.session = session or requests.Session()
-        self.timeout = timeout
-        self.retries = retries
-        self.backoff_s = backoff_s
-        self.max_wait_s = max_wait_s
-
-    # -- transport ---------------------------------------------------------------
-
-    def request(
-        self,
-        method: str,
-        path: str,
-        *,
-        token: str | None = None,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
-        headers: Mapping[str, str] | None = None,
-        retry: bool = True,
-        stream: bool = False,
-        timeout: float | tuple[float, float] | None = None,
-    ) -> requests.Response:
-        """One call; the answer if it is 2xx or 304, else the typed error.
-
-        With ``retry``, a network error or a 503 is retried up to ``retries`` times
-        with the same headers (so a command's ``Idempotency-Key`` goes again); the
-        last failure is raised (``requests.RequestException`` or ``Unavailable``).
-        """
-        sent = dict(headers or {})
-        if token is not None:
-            sent["Authorization"] = f"Bearer {token}"
-        clean = {k: v for k, v in (params or {}).items() if v is not None}
-        attempt = 0
-        while True:
-            try:
-                response = self.session.request(
-                    method,
-                    self.base_url + path,
-                    params=clean,
-                    json=body,
-                    headers=sent,
-                    stream=stream,
-                    timeout=timeout or self.timeout,
-                )
-            except NETWORK_ERRORS:
-                if not retry or attempt >= self.retries:
-                    raise
-                self._pause(attempt, None)
-                attempt += 1
-                continue
-            if response.status_code < 400:
-                return response
-            error = error_for(response)
-            response.close()
-            if retry and isinstance(error, Unavailable) and attempt < self.retries:
-                self._pause(attempt, error.retry_after)
-                attempt += 1
-                continue
-            raise error
-
-    def _pause(self, attempt: int, retry_after: float | None) -> None:
-        wait = retry_after if retry_after is not None else self.backoff_s * 2**attempt
-        time.sleep(min(wait, self.max_wait_s))
-
-    def get_json(self, path: str, **kwargs: Any) -> Any:
-        return self.request("GET", path, **kwargs).json()
+class TabletopClient(Transport):
+    """The API of one server (``base_url``); see :class:`Transport` for timeouts and
+    retries."""
 
     # -- catalogue and lobby -----------------------------------------------------
 
@@ -256,68 +161,22 @@ class TabletopClient:
         until_end: bool = True,
         read_timeout: float = 60.0,
     ) -> Iterator[Envelope]:
-        """The game's events after ``after``, live, each exactly once and in order.
+        """The game's events after ``after``, live, each exactly once and in order,
+        across reconnections (:func:`tabletop_client.stream.follow`). Ends after the
+        game's last event when ``until_end``; stop early by leaving the loop."""
 
-        Reconnects with ``Last-Event-ID`` whenever the connection drops or the server
-        ends the stream (it does after ``sse_max_s``); after a network error or a 429
-        with backoff or ``Retry-After`` (up to ``retries`` failures in a row, then the
-        error is raised).
-        Duplicates are skipped and a gap (which the server never leaves) is filled
-        from the events pages, so versions run ``after+1, after+2, ...`` without a
-        hole. Ends after the game's final event (``SeedRevealed``, or ``GameExpired``)
-        when ``until_end``; otherwise runs until the caller stops iterating.
-        ``read_timeout`` must exceed the server's heartbeat interval.
-        """
-        last = after
-        failures = 0
-        while True:
-            before = last
-            headers = {"Last-Event-ID": str(last)} if last else {}
-            try:
-                response = self.request(
-                    "GET",
-                    f"/v1/games/{game_id}/events/stream",
-                    token=token,
-                    params={"after": 0} if not last else None,
-                    headers=headers,
-                    stream=True,
-                    timeout=(self.timeout, read_timeout),
-                )
-                with response:
-                    for message in messages(response.iter_content(chunk_size=None)):
-                        envelope = cast(Envelope, json.loads(message.data))
-                        version = envelope["version"]
-                        if version <= last:
-                            continue  # already delivered before a reconnect
-                        if version > last + 1:
-                            for missing in self.all_events(game_id, after=last, token=token):
-                                if last < missing["version"] < version:
-                                    yield missing
-                                    last = missing["version"]
-                        yield envelope
-                        last = version
-                        failures = 0
-                        if until_end and envelope["type"] in FINAL_EVENTS:
-                            return
-            except NETWORK_ERRORS:
-                if failures >= self.retries:
-                    raise
-                self._pause(failures, None)
-                failures += 1
-                continue
-            except RateLimited as limited:
-                # `too_many_streams` right after a drop: the server may not have
-                # noticed yet that the old connection is gone. Wait as it says.
-                if failures >= self.retries:
-                    raise
-                self._pause(failures, limited.retry_after)
-                failures += 1
-                continue
-            # The server closed the stream (its time bound): go on where we are --
-            # after its advised `retry:` pause if the stream brought nothing, so a
-            # server that keeps closing at once is not hammered.
-            if last == before:
-                time.sleep(RECONNECT_IDLE_S)
+        def pages(last: int) -> Iterator[Envelope]:
+            return self.all_events(game_id, after=last, token=token)
+
+        return follow(
+            self,
+            pages,
+            game_id,
+            token=token,
+            after=after,
+            until_end=until_end,
+            read_timeout=read_timeout,
+        )
 
     # -- audit -------------------------------------------------------------------
 
