@@ -80,8 +80,10 @@ def test_a_whole_abluxxen_game_it_joins_beside_two_bots(
 ) -> None:
     client = TabletopClient(live_server.url)
     game_id = client.create_game("abluxxen", 3, bots={1: "greedy", 2: "random"})["game_id"]
-    terminal = play(["--join", game_id, "--name", "ada"], tmp_path, live_server)
+    # A name that looks like rich markup is shown as it is, never interpreted.
+    terminal = play(["--join", game_id, "--name", "[/b]ada"], tmp_path, live_server)
     assert whole_game(terminal, CARDS, live_server) == game_id
+    assert "seat 0 [/b]ada (you)" in terminal.text
     assert (tmp_path / ".tabletop" / "play.json").exists()  # the default token file
 
 

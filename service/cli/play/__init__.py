@@ -11,6 +11,7 @@ from typing import Any
 
 import requests
 from rich.console import Console
+from rich.markup import escape
 
 from service.cli.play.loop import Player
 from service.cli.play.setup import DEFAULT_TOKEN_FILE, DEFAULT_URL, take_seat
@@ -65,14 +66,18 @@ def run(args: argparse.Namespace) -> int:
         seat = take_seat(args)
         console.print(f"Game [bold]{seat.game_id}[/], you are seat {seat.seat}.")
         return Player(seat, console).run()
+    except KeyboardInterrupt:
+        console.print("\nStopped; your seat is kept: [bold]tabletop play --resume[/]")
+        return 130
     except TabletopError as error:
-        console.print(f"[bold red]The server refused:[/] {error.code}: {error.detail}")
+        console.print(f"[bold red]The server refused:[/] {error.code}: {escape(error.detail)}")
         return 1
     except requests.RequestException as error:  # before OSError: it is one
         console.print(
-            f"[bold red]Lost the server[/] ({error}). Play on later: [bold]tabletop play --resume[/]"
+            f"[bold red]Lost the server[/] ({escape(str(error))}). "
+            "Play on later: [bold]tabletop play --resume[/]"
         )
         return 1
     except (OSError, ValueError, argparse.ArgumentTypeError) as error:
-        console.print(f"[bold red]Cannot start:[/] {error}")
+        console.print(f"[bold red]Cannot start:[/] {escape(str(error))}")
         return 2

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 import requests
 from rich.console import Console
-from rich.rule import Rule
-from rich.text import Text
+from rich.markup import escape
 
-from service.cli.play import abluxxen, schlitzohr
+from service.cli.play import screen
 from service.cli.play.choices import Choice, describe, menu
 from tabletop_client import Seat, TabletopClient, TabletopError
 from tabletop_client.types import Envelope, Legal, View
@@ -52,9 +51,9 @@ class Player:
             view = self.seat.view()
             if view["version"] != legal["version"]:
                 continue  # the game moved between the two reads: read both again
-            self.show(view)
+            screen.show(self.console, view)
             if view["status"] in ("finished", "expired"):
-                self.show_end(view)
+                screen.show_end(self.console, view)
                 return 0
             if legal["commands"]:
                 if not self.act(legal):
@@ -105,52 +104,15 @@ class Player:
                     self.streaming = False
                     if item.error is not None:
                         self.console.print(
-                            f"[yellow]live updates stopped ({item.error}); polling instead[/]"
+                            f"[yellow]live updates stopped ({escape(str(item.error))}); polling instead[/]"
                         )
                     return
-                self.log(item)
+                screen.log(self.console, item)
                 if item["version"] > view["version"] and self.news.empty():
                     return
                 item = self.news.get(timeout=WAIT_S)
         except queue.Empty:
             return
-
-    def log(self, event: Envelope) -> None:
-        actor = event["actor"]
-        who = f"seat {actor['seat']}" if "seat" in actor else "table"
-        data = ", ".join(f"{k}={v}" for k, v in event["data"].items())
-        private = event["private"]
-        if private:
-            data += "  (" + ", ".join(f"{k}={v}" for k, v in private.items()) + ")"
-        self.console.print(
-            Text(f"  v{event['version']} {who}: {event['type']} {data}", style="dim")
-        )
-
-    # -- drawing -------------------------------------------------------------------
-
-    def show(self, view: View) -> None:
-        self.console.print(
-            Rule(f"{view['game']} {view['game_id']}  version {view['version']}  {view['status']}")
-        )
-        if view["state"] is None:
-            for seat in view["seats"]:
-                self.console.print(f"seat {seat['seat']}: {seat['name'] or '(free)'}")
-        elif view["game"] == "schlitzohr":
-            self.console.print(schlitzohr.board(view))
-        else:
-            self.console.print(abluxxen.table(view))
-
-    def show_end(self, view: View) -> None:
-        result = view["result"]
-        if result is None:
-            self.console.print("[bold]The game expired before it started.[/]")
-            return
-        you = view["you"]
-        scores = "  ".join(f"seat {s}: {p}" for s, p in enumerate(result["scores"]))
-        verdict = "You won!" if you in result["winners"] else "You lost."
-        self.console.print(
-            f"[bold]Game over[/] ({result['reason']}). Scores: {scores}. [bold]{verdict}[/]"
-        )
 
     # -- acting --------------------------------------------------------------------
 
@@ -159,7 +121,7 @@ class Player:
         choices = menu(legal["commands"])
         self.console.print("[bold]Your turn.[/] Legal moves:")
         for number, choice in enumerate(choices, start=1):
-            self.console.print(f"  {number:>3}) {choice.label}")
+            self.console.print(f"  {number:>3}) {escape(choice.label)}")
         while True:
             answer = self.ask(f"Choose 1-{len(choices)} (q to quit): ")
             if answer is None or answer.lower() in ("q", "quit"):
@@ -172,9 +134,9 @@ class Player:
             return False
         try:
             self.seat.command(command)
-            self.console.print(f"[green]sent:[/] {describe(command)}")
+            self.console.print(f"[green]sent:[/] {escape(describe(command))}")
         except TabletopError as refused:
-            self.console.print(f"[bold red]Refused:[/] {refused.code}: {refused.detail}")
+            self.console.print(f"[bold red]Refused:[/] {refused.code}: {escape(refused.detail)}")
         return True
 
     def complete(self, choice: Choice) -> dict[str, object] | None:
