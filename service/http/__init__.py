@@ -38,6 +38,7 @@ from service.http import (
     ratelimit,
     security,
     waits,
+    webclient,
 )
 from service.settings import Settings
 
@@ -81,4 +82,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     waits.install(app, services)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(webclient.bp)  # the browser client at / (files in web/)
     return app
