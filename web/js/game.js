@@ -161,11 +161,9 @@ export function showGame(root, gameId) {
 
   function onEvent(envelope) {
     const module = view && BOARDS[view.game];
-    const text = module && view ? module.describeEvent(envelope, view) : null;
-    if (text) {
-      log.unshift({version: envelope.version, text});
-      log.length = Math.min(log.length, 40);
-    }
+    const text = (module && module.describeEvent(envelope, view)) || envelope.type;
+    log.unshift({version: envelope.version, text});
+    log.length = Math.min(log.length, 40);
     if (!view || envelope.version > view.version) refresh();
     else renderSide();
   }
@@ -232,6 +230,12 @@ export function showGame(root, gameId) {
   function render() {
     if (!view) return;
     const module = BOARDS[view.game];
+    const commands = legal && legal.version === view.version ? legal.commands : null;
+    // State for tests and tools (no secrets: the version, the status, whether we may act).
+    root.dataset.version = String(view.version);
+    root.dataset.status = view.status;
+    root.dataset.busy = busy ? '1' : '0';
+    root.dataset.mine = commands && commands.length ? '1' : '0';
     document.title = `${module ? module.TITLE : view.game} ${gameId} · tabletop`;
     title.replaceChildren(module ? module.TITLE : view.game, ' ', h('code', {}, gameId));
     const seatLine = view.you !== null
@@ -246,7 +250,6 @@ export function showGame(root, gameId) {
     announce(text);
     error.textContent = refusal;
     if (module && view.state) {
-      const commands = legal && legal.version === view.version ? legal.commands : null;
       replaceKeepingFocus(board, module.render(view, {commands, send, busy, ui, rerender: render}));
     } else {
       board.replaceChildren(h('p', {}, 'The game has not started yet.'));
@@ -259,6 +262,7 @@ export function showGame(root, gameId) {
   refresh();
   return () => {
     stopped = true;
+    for (const name of ['version', 'status', 'busy', 'mine']) delete root.dataset[name];
     if (stream) stream.stop();
   };
 }
