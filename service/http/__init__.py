@@ -37,6 +37,7 @@ from service.http import (
     problems,
     ratelimit,
     security,
+    tickets,
     waits,
     webclient,
 )
@@ -80,7 +81,9 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     problems.register(app)
     security.register(app)
     waits.install(app, services)
+    tickets.install(app, services)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(tickets.bp)
     app.register_blueprint(webclient.bp)  # the browser client at / (files in web/)
     return app
