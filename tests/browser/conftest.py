@@ -49,6 +49,7 @@ SERVER_SETTINGS = {
     "create_limit_per_minute": 0,
     "verify_limit_per_minute": 0,
     "replay_limit_per_minute": 0,
+    "stream_ticket_limit_per_minute": 0,
     "bot_think_ms": THINK_MS,
     # Streams end every few seconds: every page reconnects (a new ticket, after=last)
     # several times per game, and the tests check that no version is missed.

@@ -139,8 +139,8 @@ export function render(view, ctx) {
 
   return h('div', {class: 'ab'},
     h('section', {class: 'table', 'aria-label': 'Table'}, display, pile, discard),
-    controls,
     hand,
+    controls,
     rowsPanel(view));
 }
 

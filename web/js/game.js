@@ -66,6 +66,7 @@ export function showGame(root, gameId) {
   const log = [];
   let replayShown = false;
   let verification = null;
+  let drawn = '';
 
   const title = h('h1', {class: 'game-title'}, 'Game ', h('code', {}, gameId));
   const who = h('p', {class: 'who'});
@@ -127,7 +128,13 @@ export function showGame(root, gameId) {
     } finally {
       refreshing = false;
     }
-    if (!stopped) render();
+    // Redraw only when something changed: a redraw replaces the board's elements, and a
+    // needless one could swallow a click that is under way.
+    if (!stopped && drawnKey() !== drawn) render();
+  }
+
+  function drawnKey() {
+    return view ? `${view.version}|${legal ? legal.version : '-'}|${refusal}|${busy}` : '';
   }
 
   async function send(command) {
@@ -229,6 +236,7 @@ export function showGame(root, gameId) {
 
   function render() {
     if (!view) return;
+    drawn = drawnKey();
     const module = BOARDS[view.game];
     const commands = legal && legal.version === view.version ? legal.commands : null;
     // State for tests and tools (no secrets: the version, the status, whether we may act).
