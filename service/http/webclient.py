@@ -7,8 +7,8 @@ the API, so the client needs no CORS and no second server.
 Guarantees:
 
 - Only the files that are in ``web/`` when the process starts, with a known suffix,
-  can be served: the names are an allow-list built once, so no path a client sends
-  can reach anything else (``..``, absolute paths, symlinks out: all 404).
+  can be served, each at ``/web/<its name>``: the names are an allow-list built once,
+  so no path a client sends can reach anything else (``..``, sub-paths, symlinks: 404).
 - Every answer of these routes carries :data:`CLIENT_CSP` instead of the API's
   ``default-src 'none'``: scripts, styles, images and connections from this origin
   only -- no inline script, no ``eval``, nothing from another site -- and no framing.
@@ -23,9 +23,10 @@ Failure modes: a missing ``web/`` folder (a broken install) makes ``/`` a 404
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
-from flask import Blueprint, Response, send_file
+from flask import Blueprint, Response, request
 
 from service.http.problems import Problem
 
@@ -52,28 +53,34 @@ bp = Blueprint("webclient", __name__)
 
 
 def _files(root: Path) -> dict[str, Path]:
-    """Every servable file under ``root`` by its ``/``-separated relative name."""
+    """Every servable file under ``root`` by its name. URLs are flat (``/web/<name>``,
+    no ``/`` inside a name: nothing a client sends can walk the tree), so names are
+    unique across the folder's sub-folders (``tests`` check it)."""
     if not root.is_dir():
         return {}
     found: dict[str, Path] = {}
     for path in sorted(root.rglob("*")):
         if path.is_file() and path.suffix in MIMETYPES and not path.is_symlink():
-            found[path.relative_to(root).as_posix()] = path
+            found.setdefault(path.name, path)
     return found
 
 
 FILES = _files(WEB_DIR)
-"""The allow-list: relative name -> file, built once at import."""
+"""The allow-list: file name -> file, built once at import."""
 
 
 def _serve(name: str) -> Response:
     path = FILES.get(name)
     if path is None:
         raise Problem(404, "not_found", "no such file of the web client")
-    response = send_file(path, mimetype=MIMETYPES[path.suffix], conditional=True, etag=True)
+    # Read whole (a few kilobytes each): no file handle outlives the request, and the
+    # ETag is the content's own digest, the same in every API process.
+    content = path.read_bytes()
+    response = Response(content, mimetype=MIMETYPES[path.suffix])
+    response.set_etag(hashlib.sha256(content).hexdigest()[:32])
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Content-Security-Policy"] = CLIENT_CSP
-    return response
+    return response.make_conditional(request)
 
 
 @bp.get("/")
@@ -82,7 +89,7 @@ def index() -> Response:
     return _serve("index.html")
 
 
-@bp.get("/web/<path:name>")
+@bp.get("/web/<name>")
 def asset(name: str) -> Response:
-    """One of the client's modules, styles or images."""
+    """One of the client's modules, styles or images (``/web/main.js``)."""
     return _serve(name)

@@ -188,10 +188,10 @@ def test_the_pages_are_served_with_a_strict_policy(web_server: LiveServer) -> No
     assert index.status_code == 200 and index.headers["Content-Type"].startswith("text/html")
     csp = index.headers["Content-Security-Policy"]
     assert "script-src 'self'" in csp and "unsafe" not in csp and "frame-ancestors 'none'" in csp
-    module = requests.get(web_server.url + "/web/js/main.js", timeout=10)
+    module = requests.get(web_server.url + "/web/main.js", timeout=10)
     assert module.status_code == 200 and module.headers["Content-Type"].startswith("text/javascript")
     # Only the client's own files: nothing else of the server's disk.
-    for path in ("/web/../pyproject.toml", "/web/%2e%2e/pyproject.toml", "/web/js/nope.js", "/web/index"):
+    for path in ("/web/../pyproject.toml", "/web/%2e%2e/pyproject.toml", "/web/js/main.js", "/web/index"):
         answer = requests.get(web_server.url + path, timeout=10)
         assert answer.status_code == 404, path
     # The API keeps its own strict policy.
