@@ -99,3 +99,12 @@ def test_a_seats_view_is_shown_to_others_only_once_the_game_has_finished(api: Fl
         assert spectator["state"]["hand"] is None
     missing = api.call("GET", f"/v1/games/{game_id}?seat=2")
     assert missing.status == 400 and missing.body["code"] == "invalid_parameter"
+
+
+def test_the_image_ships_the_client_where_the_server_looks_for_it() -> None:
+    """The Docker image copies ``web/`` beside ``service/`` (``/app/web``), as in the tree."""
+    root = Path(__file__).resolve().parents[2]
+    dockerfile = (root / "Dockerfile").read_text()
+    assert "COPY web web" in dockerfile and "COPY service service" in dockerfile
+    assert webclient.WEB_DIR == root / "web"
+    assert "web" not in (root / ".dockerignore").read_text().split()
