@@ -172,6 +172,7 @@ export function describeEvent(e, view) {
   switch (e.type) {
     case 'SetPlayed': return `${who(d.seat)} played ${setText(d.set)}`;
     case 'Abluxxed': return `${who(d.seat)} abluxxed ${d.victims.map(who).join(', ')}`;
+    case 'SetRemoved': return `${who(d.seat)}'s set ${setText(d.set)} leaves the row`;
     case 'SetTaken': return `${who(d.seat)} took ${setText(d.set)} from ${who(d.victim)}`;
     case 'SetLeft': return `${who(d.seat)} left the set to ${who(d.victim)}`;
     case 'SetTakenBack': return `${who(d.seat)} took back ${setText(d.set)}`;
@@ -183,6 +184,9 @@ export function describeEvent(e, view) {
     }
     case 'DrawDeclined': return `${who(d.seat)} passed`;
     case 'DisplayRefilled': return `display refilled (pile ${d.pile_size})`;
+    case 'DisplayDealt': return `display: ${d.cards.map(cardText).join(' ')}`;
+    case 'HandDealt': return `${who(d.seat)} was dealt ${d.size} cards`;
+    case 'GameStarted': return 'the cards are dealt';
     case 'TurnPassed': return `${who(d.next)}'s turn`;
     case 'DealEnded': return `deal ${d.round} ended (${d.reason.replaceAll('_', ' ')}): ${d.deal_scores.join(', ')}`;
     case 'DeckShuffled': return `deal ${d.round}: cards shuffled`;

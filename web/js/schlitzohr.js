@@ -153,6 +153,7 @@ function controls(view, ctx, {kinds, mode, inspect, moves, places}) {
   const s = view.state;
   const ui = ctx.ui;
   const buttons = [];
+  const pips = s.phase === 'six' ? 6 : s.pips_left;  // after a 6, moving is choosing all six
   const button = (key, label, onclick, extra = {}) => h('button', {type: 'button', class: 'action',
     id: `act-${key}`, dataset: {key: `act-${key}`}, disabled: ctx.busy, onclick, ...extra}, label);
   if (kinds.has('roll')) buttons.push(button('roll', 'Roll the die', () => ctx.send({kind: 'roll'})));
@@ -167,7 +168,7 @@ function controls(view, ctx, {kinds, mode, inspect, moves, places}) {
   let hint = '';
   if (mode === 'move') {
     hint = ui.ear === null || ui.ear === undefined
-      ? `Move: ${s.pips_left} pip${s.pips_left === 1 ? '' : 's'} left. Choose an ear (outlined), then a highlighted field.`
+      ? `Move: ${pips} pip${pips === 1 ? '' : 's'} left. Choose an ear (outlined), then a highlighted field.`
       : `Ear ${ui.ear} chosen: choose a highlighted field (Escape to choose another ear).`;
   } else if (mode === 'place') {
     hint = ui.ear === null || ui.ear === undefined
@@ -223,6 +224,7 @@ export function describeEvent(e, view) {
     case 'JokerReturned': return `${who(d.seat)}'s joker came back`;
     case 'MoveEnded': return `${who(d.seat)}'s move ended (no legal step)`;
     case 'TurnEnded': return `turn ${d.turn}: ${who(d.next_seat)}`;
+    case 'GameSetUp': return `the ears are shuffled; ${d.players} players`;
     default: return sharedEvent(e, view);
   }
 }
