@@ -197,3 +197,33 @@ def test_the_pages_are_served_with_a_strict_policy(web_server: LiveServer) -> No
     # The API keeps its own strict policy.
     api = requests.get(web_server.url + "/v1/catalogue", timeout=10)
     assert api.headers["Content-Security-Policy"] == "default-src 'none'; frame-ancestors 'none'"
+
+
+def test_two_people_join_one_game_from_the_game_page_and_the_lobby_list(
+    page: Any, browser: Any, web_server: LiveServer
+) -> None:
+    game_id = create_game(page, "abluxxen", [None, None], join=False)
+    assert "watching" in page.locator(".who").inner_text()
+    page.locator("#join-name").fill("ada")
+    page.locator("#join-game").click()
+    page.locator(".who").filter(has_text="You play seat 0 (ada)").wait_for()
+    assert "Waiting for players: 1 free seat" in page.locator("#turn").inner_text()
+    other = browser.new_context(base_url=web_server.url)
+    try:
+        bob = other.new_page()
+        bob.goto("/")
+        bob.locator("#player-name").fill("bob")
+        # The open game appears in the lobby's list (a read model: within moments).
+        bob.locator(f'.game-row[data-game-id="{game_id}"] button', has_text="Join").click()
+        bob.locator(".who").filter(has_text="You play seat 1 (bob)").wait_for()
+        # Both pages follow the start: ada (seat 0) is first to play, bob waits.
+        page.locator("#turn").filter(has_text="Your turn").wait_for()
+        bob.locator("#turn").filter(has_text="ada's turn").wait_for()
+        wait_ready(page)
+        play_abluxxen_turn(page, 1)
+        # ada's set reaches bob's page live, and bob sees his own hand, not hers.
+        bob.locator("ol.log").filter(has_text="ada played").wait_for()
+        assert bob.locator("#hand-title").count() == 1
+        assert bob.locator(".rows .seat.you").get_attribute("data-seat") == "1"
+    finally:
+        other.close()

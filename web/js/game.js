@@ -6,7 +6,7 @@
 // arrives only says "re-read the view" (and feeds the log). So a missed redraw can
 // never leave a wrong board: the next read shows the truth.
 
-import {ApiError, call, describeError, forgetSeat, heldSeat, newKey} from './api.js';
+import {ApiError, call, describeError, forgetSeat, heldSeat, keepSeat, newKey, playerName, setPlayerName} from './api.js';
 import {announce, h, replaceKeepingFocus} from './a11y.js';
 import {GameStream} from './stream.js';
 import * as schlitzohr from './schlitzohr.js';
@@ -234,6 +234,28 @@ export function showGame(root, gameId) {
     }
   }
 
+  function joinForm() {
+    const name = h('input', {id: 'join-name', maxlength: 40, value: playerName(), required: true, autocomplete: 'nickname'});
+    return h('form', {class: 'join-form', onsubmit: async event => {
+      event.preventDefault();
+      const chosen = name.value.trim();
+      if (!chosen) { name.focus(); return; }
+      setPlayerName(chosen);
+      try {
+        const answer = await call('POST', `${path}/seats`, {body: {name: chosen}});
+        keepSeat(gameId, {seat: answer.body.seat, token: answer.body.token, name: chosen});
+        held = heldSeat(gameId);
+        if (stream) { stream.stop(); stream = null; }  // reopened with this seat's ticket
+        refusal = '';
+        await refresh();
+      } catch (e) {
+        refusal = `Could not join: ${describeError(e)}`;
+        render();
+      }
+    }}, h('label', {for: 'join-name'}, 'Your name'), ' ', name, ' ',
+    h('button', {type: 'submit', class: 'primary', id: 'join-game'}, 'Join this game'));
+  }
+
   function render() {
     if (!view) return;
     drawn = drawnKey();
@@ -250,8 +272,7 @@ export function showGame(root, gameId) {
       ? `You play seat ${view.you} (${seatName(view, view.you)}).`
       : 'You are watching as a spectator.';
     const joinable = !held && view.status === 'open';
-    who.replaceChildren(seatLine, ' ', h('a', {href: '#/'}, 'Back to the lobby'),
-      joinable ? ' · join it from the lobby' : '');
+    who.replaceChildren(seatLine, ' ', h('a', {href: '#/'}, 'Back to the lobby'), joinable ? joinForm() : '');
     const text = turnText(view);
     turn.textContent = text;
     turn.classList.toggle('mine', text.startsWith('Your turn'));
