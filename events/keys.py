@@ -129,8 +129,8 @@ The HTTP API (``service/http/ratelimit.py``):
     was checked against its seat), ``admin`` (the admin token), else ``ip:`` + the
     client address; the tag keeps both minutes of a bucket in one slot.
 ``<p>ratelimit:<kind>:{<bucket>}:<minute>`` -- the same, for an expensive operation
-    (``<kind>`` = ``create``, ``verify``, ``replay`` or ``ticket``); ``<bucket>`` is ``ip:<address>``
-    or ``admin``, and a request may count several units (a strong-bot seat weighs more).
+    (``<kind>`` = ``create``, ``verify``, ``replay`` or ``ticket``); ``<bucket>`` is
+    ``ip:<address>`` or ``admin``, and a request may count several units (a strong-bot seat weighs more).
     Both: INCRBY + EXPIRE per lease (see ``ratelimit``), the previous minute read in
     the same pipeline (a sliding-window estimate). Disposable: losing them only
     resets the limits.

@@ -28,6 +28,7 @@ from service.http import (
     audit,
     catalogue,
     context,
+    cors,
     history,
     lobby,
     metrics,
@@ -77,6 +78,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     if settings.trusted_proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     metrics.register(app)  # first: the timer starts before any other hook can refuse
+    cors.register(app, settings.cors_origins)  # before the limiter: preflights are free
     ratelimit.register(app, ratelimit.limiters(services.redis, services.store.prefix, settings))
     problems.register(app)
     security.register(app)

@@ -1,9 +1,9 @@
 """History: a game's events as the caller may see them -- pages, and a live SSE stream.
 
 Viewers: a seat token sees its own private facts, no token is a spectator, the
-admin token sees everything (``auth.history_viewer``). The stream also takes a stream
-ticket (``?ticket=``, :mod:`service.http.tickets`) in place of the token, for browsers. After the game has ended the
-whole history is public. Pages are ranges of versions: ``?after=v&limit=n`` gives
+admin token sees everything (``auth.history_viewer``); the stream also takes a stream
+ticket (``?ticket=``, :mod:`service.http.tickets`) in place of the token, for browsers.
+After the game has ended the whole history is public. Pages are ranges of versions: ``?after=v&limit=n`` gives
 versions ``v+1 .. v+n``; ``next_after`` (and a ``Link: rel="next"`` header) names
 the next page while there is one.
 """

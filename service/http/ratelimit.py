@@ -9,8 +9,8 @@ Two kinds of limit, each a :class:`RateLimiter` of its own:
 - the *expensive* limits (:data:`EXPENSIVE`): creating games (each strong-bot seat
   weighing ``strong_seat_cost`` more), verifying a game not verified before,
   replays (``?at=`` views, exports), and issuing stream tickets (each a Redis key
-  for ``stream_ticket_ttl_s``: the limit bounds how many one client keeps). Handlers charge them with :func:`charge`
-  just before the work; they are per client address (the admin: its own bucket),
+  for ``stream_ticket_ttl_s``: the limit bounds how many one client keeps).
+  Handlers charge them with :func:`charge` just before the work; they are per client address (the admin: its own bucket),
   since seat tokens are cheap to collect and must not multiply these budgets.
 
 Each bucket counts requests (or units, see ``hit``'s ``cost``) per fixed minute in one

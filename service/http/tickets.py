@@ -42,7 +42,9 @@ bp.url_value_preprocessor(games.check_game_id)
 
 def install(app: Flask, services: Services) -> StreamTickets:
     """Give ``app`` its ticket store (the event store's Redis, under its prefix)."""
-    tickets = StreamTickets(services.redis, services.store.prefix, services.settings.stream_ticket_ttl_s)
+    tickets = StreamTickets(
+        services.redis, services.store.prefix, services.settings.stream_ticket_ttl_s
+    )
     app.extensions[EXTENSION] = tickets
     return tickets
 
@@ -59,16 +61,18 @@ def issue(game_id: str) -> Response:
     token = auth.bearer_token()
     if token is None:
         raise Unauthenticated(
-            "a seat token (or the admin token) is required; spectators open the stream without a ticket"
+            "a seat token (or the admin token) is required; "
+            "spectators open the stream without a ticket"
         )
     ratelimit.charge(ratelimit.TICKET)
+    app = context.application()
+    table = app.tables.load(game_id)  # 404 for an unknown game
     viewer: Viewer
+    seat: int | None = None
     if auth.is_admin(token):
-        context.application().tables.load(game_id)  # 404 for an unknown game
-        viewer, seat = ADMIN, None
+        viewer = ADMIN
     else:
-        seat = context.application().seat_of(game_id, token)  # 404 / 401
-        viewer = seat  # type: ignore[assignment]
+        viewer = seat = app.authenticate(table, game_id, token)  # 401 unless it holds a seat
     tickets = _tickets()
     ticket = tickets.issue(game_id, viewer)
     document = {"ticket": ticket, "seat": seat, "expires_in": tickets.ttl_s}

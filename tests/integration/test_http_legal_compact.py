@@ -28,11 +28,15 @@ def expand(compact: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         assert spec["order"] == "ascending" and spec["from"] == sorted(set(spec["from"]))
         base = {k: v for k, v in item.items() if k != "choose"}
-        out.extend({**base, spec["field"]: list(c)} for c in combinations(spec["from"], spec["count"]))
+        out.extend(
+            {**base, spec["field"]: list(c)} for c in combinations(spec["from"], spec["count"])
+        )
     return out
 
 
-@pytest.mark.parametrize(("game", "players", "options"), [("schlitzohr", 2, {"turn_cap": 40}), ("abluxxen", 2, {})])
+@pytest.mark.parametrize(
+    ("game", "players", "options"), [("schlitzohr", 2, {"turn_cap": 40}), ("abluxxen", 2, {})]
+)
 def test_expanding_compact_legal_gives_exactly_the_full_list(
     api: FlaskApi, game: str, players: int, options: dict[str, Any]
 ) -> None:
@@ -73,7 +77,9 @@ def test_expanding_compact_legal_gives_exactly_the_full_list(
     assert spectator.status == 200 and spectator.body["commands"] == []
 
 
-@pytest.mark.parametrize("query", ["?form=short", "?form=", "?form=full&form=compact", "?compact=1"])
+@pytest.mark.parametrize(
+    "query", ["?form=short", "?form=", "?form=full&form=compact", "?compact=1"]
+)
 def test_an_unknown_form_is_a_400(api: FlaskApi, query: str) -> None:
     game_id = create_game(api, "schlitzohr", 2)
     reply = api.call("GET", f"/v1/games/{game_id}/legal{query}")

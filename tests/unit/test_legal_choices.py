@@ -78,7 +78,9 @@ def test_expanding_the_compact_form_gives_exactly_the_full_form(name: str) -> No
     for seed in SEEDS:
         players = game.min_players + seed[-1] % (game.max_players - game.min_players + 1)
 
-        def on_step(state: Any, seat: int, command: JSON, new: list[Event]) -> None:
+        def on_step(
+            state: Any, seat: int, command: JSON, new: list[Event], players: int = players
+        ) -> None:
             _check_position(game, state, players, seen)
 
         playout = play(game, players, seed, on_step=on_step)
@@ -115,7 +117,12 @@ def test_an_inspect_choice_is_accepted_in_ascending_order_only() -> None:
 
 def test_expand_keeps_order_and_expands_choices_in_place() -> None:
     compact = [{"kind": "a"}, choice("pick", "items", [9, 2, 5], 2, extra=1), {"kind": "z"}]
-    assert compact[1]["choose"] == {"field": "items", "from": [2, 5, 9], "count": 2, "order": "ascending"}
+    assert compact[1]["choose"] == {
+        "field": "items",
+        "from": [2, 5, 9],
+        "count": 2,
+        "order": "ascending",
+    }
     assert expand(compact) == [
         {"kind": "a"},
         {"kind": "pick", "extra": 1, "items": [2, 5]},
