@@ -176,7 +176,8 @@ export function showGame(root, gameId) {
   }
 
   function openStream() {
-    if (stream || !view || view.status === 'finished' || view.status === 'expired') return;
+    // A finished game still sends its seed reveal; after that (or an expiry) nothing comes.
+    if (stream || !view || view.status === 'expired' || (view.status === 'finished' && view.seed)) return;
     stream = new GameStream(gameId, held && held.token, view.version, onEvent, state => {
       streamState = state;
       connection.textContent = state === 'live' ? 'live' : state === 'reconnecting' ? 'reconnecting…' : '';

@@ -191,7 +191,7 @@ export function showLobby(root) {
       if (stopped) return;
       const sections = SECTIONS.map(([status, title], i) => {
         const games = pages[i].body.games;
-        return h('section', {class: `list ${status}`, 'aria-labelledby': `list-${status}`},
+        return h('section', {class: `list list-${status}`, 'aria-labelledby': `list-${status}`},
           h('h3', {id: `list-${status}`}, `${title} (${games.length})`),
           games.length ? h('ul', {}, games.map(gameRow)) : h('p', {class: 'empty'}, 'None.'));
       });
