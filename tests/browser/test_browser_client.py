@@ -91,12 +91,18 @@ def test_a_refused_command_shows_the_servers_reason(page: Any) -> None:
     ear = page.locator(".sz-cell.movable").first
     field = ear.get_attribute("data-field")
     ear.click()
-    # Not a highlighted field: diagonal from the ear. The page sends it as asked, the
+    # Not a highlighted field: one no straight step reaches. The page sends it as asked, the
     # server refuses it, the page says why and the game is where it was.
     before = version(page)
-    file, rank = field[0], int(field[1:])
-    diagonal = f"{chr(ord(file) + 1)}{rank + 1 if rank < 9 else rank - 1}"
-    page.locator(f'.sz-cell[data-field="{diagonal}"]').click()
+    # Any free field in another file and rank: never a straight step.
+    empty = page.evaluate(
+        """f => [...document.querySelectorAll('.sz-cell')]
+              .filter(c => !c.querySelector('.ear') && !c.classList.contains('blocked'))
+              .map(c => c.dataset.field)
+              .filter(g => g[0] !== f[0] && g.slice(1) !== f.slice(1))""",
+        field,
+    )
+    page.locator(f'.sz-cell[data-field="{empty[0]}"]').click()
     refusal = page.locator("#refusal")
     refusal.filter(has_text="Refused:").wait_for()
     assert "(step_not_straight)" in refusal.inner_text()
