@@ -14,11 +14,12 @@ Guarantees:
   only -- no inline script, no ``eval``, nothing from another site -- and no framing.
   ``service.http.security`` adds the other security headers and keeps the strict CSP
   everywhere else (it sets headers only where a response has none of its own).
-- Files are revalidated on every load (``Cache-Control: no-cache`` + ETag): a
-  deployment's new client is picked up at once, an unchanged one costs a 304.
+- Files are read on every request and revalidated on every load (``Cache-Control:
+  no-cache`` + an ETag of their content): an edited file is served at once, an
+  unchanged one costs a 304. (A file added after the start needs a restart.)
 
-Failure modes: a missing ``web/`` folder (a broken install) makes ``/`` a 404
-``not_found`` problem like any unknown path, never a 500.
+Failure modes: a missing ``web/`` folder (a broken install), or a file gone since the
+start, is a 404 ``not_found`` problem like any unknown path, never a 500.
 """
 
 from __future__ import annotations
@@ -75,7 +76,10 @@ def _serve(name: str) -> Response:
         raise Problem(404, "not_found", "no such file of the web client")
     # Read whole (a few kilobytes each): no file handle outlives the request, and the
     # ETag is the content's own digest, the same in every API process.
-    content = path.read_bytes()
+    try:
+        content = path.read_bytes()
+    except OSError:  # removed or unreadable since the start: as if it never was
+        raise Problem(404, "not_found", "no such file of the web client") from None
     response = Response(content, mimetype=MIMETYPES[path.suffix])
     response.set_etag(hashlib.sha256(content).hexdigest()[:32])
     response.headers["Cache-Control"] = "no-cache"
