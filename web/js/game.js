@@ -67,6 +67,7 @@ export function showGame(root, gameId) {
   let replayShown = false;
   let verification = null;
   let drawn = '';
+  let lastSpoken = '';
 
   const title = h('h1', {class: 'game-title'}, 'Game ', h('code', {}, gameId));
   const who = h('p', {class: 'who'});
@@ -277,7 +278,15 @@ export function showGame(root, gameId) {
     const text = turnText(view);
     turn.textContent = text;
     turn.classList.toggle('mine', text.startsWith('Your turn'));
-    announce(text);
+    // Spoken only when the acting seat, the status, or (on your turn) your options
+    // change: a bot's every step would otherwise flood a screen reader.
+    const acting = Object.keys(view.to_act)[0];
+    const mine = view.you !== null && Number(acting) === view.you;
+    const spoken = `${view.status}|${acting}|${mine ? text : ''}`;
+    if (spoken !== lastSpoken) {
+      lastSpoken = spoken;
+      announce(text);
+    }
     error.textContent = refusal;
     if (module && view.state) {
       replaceKeepingFocus(board, module.render(view, {commands, send, busy, ui, rerender: render}));

@@ -44,16 +44,21 @@ export class GameStream {
     this.retryMs = 250;
     this.timer = null;
     this.ticketsMissing = false;
+    this.opening = false;
   }
 
   start() {
     this.open();
+    // Back online: try at once rather than at the end of the current back-off.
+    this.online = () => { clearTimeout(this.timer); this.open(); };
+    window.addEventListener('online', this.online);
     return this;
   }
 
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    if (this.online) window.removeEventListener('online', this.online);
     if (this.source) this.source.close();
     this.source = null;
     this.onState('closed');
@@ -80,14 +85,17 @@ export class GameStream {
   }
 
   async open() {
-    if (this.stopped) return;
+    if (this.stopped || this.opening || this.source) return;  // one stream at a time
+    this.opening = true;
     let url;
     try {
       url = await this.url();
     } catch {
+      this.opening = false;
       this.reconnectLater();
       return;
     }
+    this.opening = false;
     if (this.stopped) return;
     const source = new EventSource(url);
     this.source = source;
