@@ -124,6 +124,7 @@ export function showGame(root, gameId) {
         again = false;
         await load();
       } while (again && !stopped);
+      if (refusal.startsWith('Could not load')) refusal = '';  // back: the old failure is moot
     } catch (e) {
       refusal = `Could not load the game: ${describeError(e)}`;
     } finally {
