@@ -1,6 +1,6 @@
 # The tabletop image: one image for every process (api, worker, projector, sweeper);
 # docker-compose.yml picks the command. Installed in editable mode so the API finds
-# openapi.yaml and its templates in the source tree, exactly as in development.
+# openapi.yaml, its templates and the web client in the source tree, exactly as in development.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -13,6 +13,8 @@ COPY engine engine
 COPY events events
 COPY service service
 COPY workers workers
+# The browser client, served by the API at / (service/http/webclient.py finds it here).
+COPY web web
 RUN pip install --no-cache-dir -e . \
     && useradd --system --no-create-home tabletop
 USER tabletop

@@ -2,7 +2,8 @@
 
 Starts, in this order: Redis (embedded, when neither ``REDIS_URL`` nor
 ``TABLETOP_REDIS_URL`` names one), the bot workers, the projector, the sweeper and
-the API under gunicorn; waits until ``/healthz`` answers, then prints the URL.
+the API under gunicorn; waits until ``/healthz`` answers, then prints the URL (open it
+in a browser to play: the API serves its web client at ``/``).
 
 Supervision (``service.runner.supervisor``): a child that dies -- any of them, the
 embedded Redis too (same port, same data directory: it replays its AOF) -- is
@@ -158,6 +159,7 @@ def _run_children(
         print("tabletop: the API did not come up", file=sys.stderr, flush=True)
         return 2
     say(f"up at {url}  (Ctrl-C stops everything)")
+    say(f"play in your browser: open {url}/  (the lobby; the API is under {url}/v1, its docs at {url}/docs)")
     while not stop.wait(0.2):
         supervisor.check()  # restarts the dead; CrashLoop ends the run
     say("stopping")

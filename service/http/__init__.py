@@ -40,6 +40,7 @@ from service.http import (
     security,
     tickets,
     waits,
+    webclient,
 )
 from service.settings import Settings
 
@@ -86,4 +87,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
     app.register_blueprint(tickets.bp)
+    app.register_blueprint(webclient.bp)  # the browser client at / (files in web/)
     return app

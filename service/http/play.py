@@ -6,6 +6,7 @@
   one) or ``wait`` seconds pass (at most ``long_poll_max_s``), then answers as usual.
   ``?at=n`` is the view right after version ``n`` (a replay: a fold of the history,
   charged to the client's replay limit, 429 ``replay_rate_limited`` past it).
+  ``?seat=n`` (a finished game only) is the view as seat ``n`` saw it -- replays as any seat.
 - ``GET /v1/games/{id}/legal``: who must act, and the caller's legal commands;
   ``?form=compact`` describes each k-of-n pick once (``engine.choices``) instead of
   enumerating it (``form=full``, the default).
@@ -19,6 +20,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 from flask import request as http_request
 
+from service.app.errors import NotFinished
 from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions, waits
 from service.http.problems import Problem
 from service.http.responses import json_response, json_text_response
@@ -31,6 +33,8 @@ bp.url_value_preprocessor(games.check_game_id)
 def view(game_id: str) -> Response:
     query = body.query(schemas.VIEW_QUERY)
     seat = auth.caller_seat(game_id)
+    if "seat" in query:
+        seat = _finished_seat(game_id, query["seat"])
     if "at" in query:
         if "wait" in query or "after" in query:
             raise Problem(400, "invalid_parameter", "at cannot be combined with wait or after")
@@ -68,6 +72,20 @@ def submit(game_id: str) -> Response:
     # The outcome's one encoding (sorted keys: a retry's answer, rebuilt from the stored
     # events, is then the very same bytes; see service.app.retries).
     return json_text_response(outcome.text, headers=versions.version_headers(document["version"]))
+
+
+def _finished_seat(game_id: str, seat: int) -> int:
+    """``?seat=n``: the view as seat ``n`` sees it, whoever asks -- only once the game has
+    finished, when its whole history is public (409 ``game_not_finished`` before: a
+    running game's hidden facts are its seats' own); 400 for a seat the game lacks."""
+    current = context.queries().view(game_id, None)
+    if current["status"] != "finished":
+        raise NotFinished("a seat's view is shown to others only once the game has finished")
+    if seat >= len(current["seats"]):
+        raise Problem(
+            400, "invalid_parameter", f"no seat {seat} in this game", errors={"seat": ["no such seat"]}
+        )
+    return seat
 
 
 def _long_poll(game_id: str, seat: int | None, after: int, wait_s: float) -> None:

@@ -112,6 +112,8 @@ class ViewQuery(Strict):
     at = QueryInt(validate=validate.Range(min=1))
     wait = QueryNumber(validate=validate.Range(0, MAX_WAIT_S))
     after = QueryInt()
+    # A finished game's view as any seat sees it (its whole history is public by then).
+    seat = QueryInt(validate=validate.Range(0, MAX_SEATS - 1))
 
 
 FULL = "full"

@@ -9,6 +9,10 @@
   stylesheet, no external assets) additionally allows inline styles.
 - ``Referrer-Policy: no-referrer``: URLs (game ids) do not travel to other sites.
 
+The web client's files (``service.http.webclient``) bring their own CSP, which lets
+this origin's scripts and styles run; the headers here are only set where an answer
+has none of its own, so every other answer keeps ``default-src 'none'``.
+
 The values live in ``service.runner.server`` (the gunicorn worker writes the same
 headers on the answers it makes itself, and may not import the app).
 """

@@ -7,6 +7,7 @@ process ``up`` started and ``up`` exits 0.
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -20,6 +21,9 @@ from support.up import URL_LINE, Output
 from events.redis_server import free_port
 
 UP_TIMEOUT_S = 60.0
+
+PLAY_LINE = re.compile(r"tabletop: play in your browser: open (http://\S+)")
+"""The line naming the URL to open in a browser (the web client)."""
 
 
 @pytest.fixture
@@ -58,6 +62,11 @@ def test_up_serves_plays_bot_games_and_stops_everything_on_ctrl_c(
     process, output = up
     url = output.wait_for(URL_LINE, UP_TIMEOUT_S).group(1)
     assert requests.get(f"{url}/healthz", timeout=5).status_code == 200
+    # The URL to open in a browser: the web client's page.
+    client_url = output.wait_for(PLAY_LINE, UP_TIMEOUT_S).group(1)
+    assert client_url == f"{url}/"
+    page = requests.get(client_url, timeout=5)
+    assert page.status_code == 200 and 'src="/web/main.js"' in page.text
     token_file = tmp_path / "admin-token"
     assert any(f"admin token in {token_file}" in line for line in output.seen)
     assert token_file.read_text().strip() and (token_file.stat().st_mode & 0o777) == 0o600

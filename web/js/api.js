@@ -1,0 +1,78 @@
+// The REST API client: JSON over fetch, problem+json errors, seat tokens kept per game.
+//
+// Seat tokens never go into a URL (URLs end up in logs and histories): they travel in
+// the Authorization header only, and are kept in localStorage under the game's id so
+// that a reload (or another tab) rejoins the same seat.
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(problem && problem.detail ? problem.detail : `HTTP ${status}`);
+    this.status = status;
+    this.problem = problem || {};
+    this.code = this.problem.code || `http_${status}`;
+  }
+}
+
+/** One request. Returns {status, body, etag}; throws ApiError for any non-2xx answer. */
+export async function call(method, path, {token, body, headers = {}} = {}) {
+  const init = {method, headers: {Accept: 'application/json', ...headers}, cache: 'no-store'};
+  if (token) init.headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    throw new ApiError(0, {code: 'network_error', detail: 'the server cannot be reached'});
+  }
+  const text = await response.text();
+  let parsed = null;
+  if (text) {
+    try { parsed = JSON.parse(text); } catch { parsed = null; }
+  }
+  if (!response.ok) throw new ApiError(response.status, parsed);
+  return {status: response.status, body: parsed, etag: response.headers.get('ETag')};
+}
+
+/** A fresh Idempotency-Key (crypto.getRandomValues works outside secure contexts too). */
+export function newKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return 'web-' + Array.from(bytes, b => b.toString(16).padStart(2, '0')).join('');
+}
+
+const SEAT_PREFIX = 'tabletop.seat.';
+
+/** The seat this browser holds in a game: {seat, token, name} or null. */
+export function heldSeat(gameId) {
+  try {
+    const raw = localStorage.getItem(SEAT_PREFIX + gameId);
+    return raw ? JSON.parse(raw) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function keepSeat(gameId, record) {
+  localStorage.setItem(SEAT_PREFIX + gameId, JSON.stringify(record));
+}
+
+export function forgetSeat(gameId) {
+  localStorage.removeItem(SEAT_PREFIX + gameId);
+}
+
+export function playerName() {
+  return localStorage.getItem('tabletop.name') || '';
+}
+
+export function setPlayerName(name) {
+  localStorage.setItem('tabletop.name', name);
+}
+
+/** A human sentence for a refused request: the server's own detail and code. */
+export function describeError(error) {
+  if (!(error instanceof ApiError)) return String(error && error.message ? error.message : error);
+  const detail = error.problem.detail || error.problem.title || error.message;
+  return `${detail} (${error.code})`;
+}

@@ -1,0 +1,308 @@
+// One game's page: the board of its kind, whose turn and what this viewer may do now,
+// live updates from the event stream, refused commands with the server's reason, and
+// for a finished game its result, revealed seed, verification verdict and a replay.
+//
+// The view (GET /v1/games/{id}) is the one source of what is drawn: every event that
+// arrives only says "re-read the view" (and feeds the log). So a missed redraw can
+// never leave a wrong board: the next read shows the truth.
+
+import {ApiError, call, describeError, forgetSeat, heldSeat, keepSeat, newKey, playerName, setPlayerName} from './api.js';
+import {announce, h, replaceKeepingFocus} from './a11y.js';
+import {GameStream} from './stream.js';
+import * as schlitzohr from './schlitzohr.js';
+import * as abluxxen from './abluxxen.js';
+import {showReplay} from './replay.js';
+
+export const BOARDS = {schlitzohr, abluxxen};
+
+const KIND_WORDS = {
+  roll: 'roll', joker: 'play a joker', move: 'move', peek: 'peek', place: 'place',
+  inspect: 'inspect', play: 'play a set', take: 'take the set', leave: 'leave the set',
+  take_back: 'take back', discard: 'discard', draw: 'draw', pass: 'pass',
+};
+
+export function seatName(view, seat) {
+  const s = view.seats[seat];
+  return s && s.name ? s.name : `seat ${seat}`;
+}
+
+function words(kinds) {
+  return kinds.map(k => KIND_WORDS[k] || k).join(', ');
+}
+
+/** The sentence of whose turn it is (shown, and announced to screen readers). */
+export function turnText(view) {
+  if (view.status === 'open') {
+    const free = view.seats.filter(s => !s.name).length;
+    return `Waiting for players: ${free} free seat${free === 1 ? '' : 's'}.`;
+  }
+  if (view.status === 'expired') return 'This game expired before every seat was taken.';
+  if (view.status === 'finished' && view.result) {
+    const winners = view.result.winners.map(s => seatName(view, s)).join(' and ');
+    return `Game over: ${winners} ${view.result.winners.length > 1 ? 'share the win' : 'wins'}.`;
+  }
+  const entries = Object.entries(view.to_act);
+  if (!entries.length) return 'Game over.';
+  const [seat, kinds] = entries[0];
+  if (view.you !== null && Number(seat) === view.you) return `Your turn: ${words(kinds)}.`;
+  return `${seatName(view, Number(seat))}'s turn (${words(kinds)}).`;
+}
+
+/** Show game `gameId` in `root`; returns a function that closes its stream and timers. */
+export function showGame(root, gameId) {
+  const path = `/v1/games/${encodeURIComponent(gameId)}`;
+  let held = heldSeat(gameId);
+  let view = null;
+  let legal = null;
+  let busy = false;
+  let refusal = '';
+  let refreshing = false;
+  let again = false;
+  let stream = null;
+  let streamState = '';
+  let stopped = false;
+  let compactLegal = true;
+  const ui = {};
+  const log = [];
+  let replayShown = false;
+  let verification = null;
+  let drawn = '';
+  let lastSpoken = '';
+
+  const title = h('h1', {class: 'game-title'}, 'Game ', h('code', {}, gameId));
+  const who = h('p', {class: 'who'});
+  const turn = h('p', {class: 'turn', id: 'turn'});
+  const error = h('p', {class: 'error', id: 'refusal', role: 'alert'});
+  const board = h('div', {class: 'board-area'});
+  const side = h('aside', {class: 'side', 'aria-label': 'Game log'});
+  const finished = h('section', {class: 'finished', 'aria-labelledby': 'finished-title', hidden: true});
+  const connection = h('span', {class: 'connection', id: 'connection'});
+  root.replaceChildren(title, who, h('div', {class: 'status-row'}, turn, connection), error,
+    h('div', {class: 'game-layout'}, board, side), finished);
+
+  async function fetchLegal() {
+    const token = held && held.token;
+    if (compactLegal) {
+      try {
+        return (await call('GET', `${path}/legal?form=compact`, {token})).body;
+      } catch (e) {
+        if (!(e instanceof ApiError && e.status === 400)) throw e;
+        compactLegal = false;  // a server without the compact form: the full list
+      }
+    }
+    return (await call('GET', `${path}/legal`, {token})).body;
+  }
+
+  async function load() {
+    const token = held && held.token;
+    try {
+      view = (await call('GET', path, {token})).body;
+    } catch (e) {
+      if (token && e instanceof ApiError && e.status === 401) {
+        // The kept token holds no seat here (any more): watch instead.
+        forgetSeat(gameId);
+        held = null;
+        refusal = 'Your saved seat is not valid for this game any more; you are watching.';
+        view = (await call('GET', path)).body;
+      } else {
+        throw e;
+      }
+    }
+    const mine = held && view.status === 'running' && view.to_act[String(held.seat)];
+    legal = null;
+    if (mine) {
+      legal = await fetchLegal();
+      if (legal.version !== view.version) again = true;  // moved on between the two reads
+    }
+  }
+
+  async function refresh() {
+    if (refreshing) { again = true; return; }
+    refreshing = true;
+    try {
+      do {
+        again = false;
+        await load();
+      } while (again && !stopped);
+      if (refusal.startsWith('Could not load')) refusal = '';  // back: the old failure is moot
+    } catch (e) {
+      refusal = `Could not load the game: ${describeError(e)}`;
+    } finally {
+      refreshing = false;
+    }
+    // Redraw only when something changed: a redraw replaces the board's elements, and a
+    // needless one could swallow a click that is under way.
+    if (!stopped && drawnKey() !== drawn) render();
+  }
+
+  function drawnKey() {
+    return view ? `${view.version}|${legal ? legal.version : '-'}|${refusal}|${busy}` : '';
+  }
+
+  async function send(command) {
+    if (busy || !held || !view) return;
+    busy = true;
+    refusal = '';
+    render();
+    const key = newKey();  // the same key for every retry of this one command
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const answer = await call('POST', `${path}/commands`, {
+            token: held.token, body: {command},
+            headers: {'If-Match': `"${legal ? legal.version : view.version}"`, 'Idempotency-Key': key},
+          });
+          view = answer.body.view;
+          break;
+        } catch (e) {
+          if (e instanceof ApiError && e.status === 0 && attempt < 3) continue;  // lost: retry, same key
+          throw e;
+        }
+      }
+    } catch (e) {
+      refusal = `Refused: ${describeError(e)}`;
+      announce(refusal);
+    } finally {
+      busy = false;
+    }
+    await refresh();
+  }
+
+  function onEvent(envelope) {
+    const module = view && BOARDS[view.game];
+    const text = (module && module.describeEvent(envelope, view)) || envelope.type;
+    log.unshift({version: envelope.version, text});
+    log.length = Math.min(log.length, 40);
+    if (!view || envelope.version > view.version) refresh();
+    else renderSide();
+  }
+
+  function openStream() {
+    // A finished game still sends its seed reveal; after that (or an expiry) nothing comes.
+    if (stream || !view || view.status === 'expired' || (view.status === 'finished' && view.seed)) return;
+    stream = new GameStream(gameId, held && held.token, view.version, onEvent, state => {
+      streamState = state;
+      connection.textContent = state === 'live' ? 'live' : state === 'reconnecting' ? 'reconnecting…' : '';
+      connection.dataset.state = state;
+      // Back after a loss: whatever happened meanwhile comes through the stream, but the
+      // view is re-read at once too.
+      if (state === 'live') refresh();
+    }).start();
+  }
+
+  function renderSide() {
+    replaceKeepingFocus(side,
+      h('h2', {}, 'Latest events'),
+      log.length ? h('ol', {class: 'log', reversed: true},
+        log.map(entry => h('li', {value: entry.version}, h('span', {class: 'v'}, `v${entry.version}`), ' ', entry.text)))
+        : h('p', {class: 'empty'}, 'Events appear here as they happen.'));
+  }
+
+  async function renderFinished() {
+    if (!view || view.status !== 'finished') { finished.hidden = true; return; }
+    finished.hidden = false;
+    if (finished.dataset.version === String(view.version)) return;
+    finished.dataset.version = String(view.version);
+    const result = view.result;
+    const verdict = h('p', {class: 'verdict', id: 'verdict'}, 'Verifying…');
+    const replayArea = h('div', {class: 'replay-area'});
+    const replayButton = h('button', {type: 'button', id: 'replay-open', onclick: () => {
+      replayShown = true;
+      replayButton.hidden = true;
+      showReplay(replayArea, gameId, view, BOARDS[view.game]);
+    }}, 'Replay this game');
+    finished.replaceChildren(
+      h('h2', {id: 'finished-title'}, 'Result'),
+      h('table', {class: 'result'},
+        h('thead', {}, h('tr', {}, h('th', {scope: 'col'}, 'Seat'), h('th', {scope: 'col'}, 'Player'), h('th', {scope: 'col'}, 'Score'))),
+        h('tbody', {}, result.scores.map((score, seat) => h('tr', {class: result.winners.includes(seat) ? 'winner' : ''},
+          h('td', {}, String(seat)), h('td', {}, seatName(view, seat), result.winners.includes(seat) ? ' (winner)' : ''),
+          h('td', {}, String(score)))))),
+      h('p', {}, `Ended: ${result.reason.replaceAll('_', ' ')} after ${result.turns} turns.`),
+      h('dl', {class: 'audit'},
+        h('dt', {}, 'Commitment (sha256 of the seed, public from the start)'), h('dd', {}, h('code', {}, view.commitment)),
+        h('dt', {}, 'Revealed seed'), h('dd', {}, h('code', {id: 'seed'}, view.seed || '(not yet revealed)'))),
+      verdict,
+      h('p', {}, h('a', {href: `${path}/export`, download: `${gameId}.jsonl`}, 'Download the history (JSON Lines)')),
+      replayButton, replayArea);
+    if (replayShown) replayButton.click();
+    try {
+      verification = verification || (await call('GET', `${path}/verification`)).body;
+      verdict.textContent = verification.ok
+        ? `Verified by the server: ok (${verification.events} events, ${verification.commands} commands re-checked).`
+        : `Verification FAILED: ${JSON.stringify(verification.discrepancy)}`;
+      verdict.className = verification.ok ? 'verdict ok' : 'verdict bad';
+    } catch (e) {
+      verdict.textContent = `Verification not available: ${describeError(e)}`;
+    }
+  }
+
+  function joinForm() {
+    const name = h('input', {id: 'join-name', maxlength: 40, value: playerName(), required: true, autocomplete: 'nickname'});
+    return h('form', {class: 'join-form', onsubmit: async event => {
+      event.preventDefault();
+      const chosen = name.value.trim();
+      if (!chosen) { name.focus(); return; }
+      setPlayerName(chosen);
+      try {
+        const answer = await call('POST', `${path}/seats`, {body: {name: chosen}});
+        keepSeat(gameId, {seat: answer.body.seat, token: answer.body.token, name: chosen});
+        held = heldSeat(gameId);
+        if (stream) { stream.stop(); stream = null; }  // reopened with this seat's ticket
+        refusal = '';
+        await refresh();
+      } catch (e) {
+        refusal = `Could not join: ${describeError(e)}`;
+        render();
+      }
+    }}, h('label', {for: 'join-name'}, 'Your name'), ' ', name, ' ',
+    h('button', {type: 'submit', class: 'primary', id: 'join-game'}, 'Join this game'));
+  }
+
+  function render() {
+    if (!view) return;
+    drawn = drawnKey();
+    const module = BOARDS[view.game];
+    const commands = legal && legal.version === view.version ? legal.commands : null;
+    // State for tests and tools (no secrets: the version, the status, whether we may act).
+    root.dataset.version = String(view.version);
+    root.dataset.status = view.status;
+    root.dataset.busy = busy ? '1' : '0';
+    root.dataset.mine = commands && commands.length ? '1' : '0';
+    document.title = `${module ? module.TITLE : view.game} ${gameId} · tabletop`;
+    title.replaceChildren(module ? module.TITLE : view.game, ' ', h('code', {}, gameId));
+    const seatLine = view.you !== null
+      ? `You play seat ${view.you} (${seatName(view, view.you)}).`
+      : 'You are watching as a spectator.';
+    const joinable = !held && view.status === 'open';
+    who.replaceChildren(seatLine, ' ', h('a', {href: '#/'}, 'Back to the lobby'), joinable ? joinForm() : '');
+    const text = turnText(view);
+    turn.textContent = text;
+    turn.classList.toggle('mine', text.startsWith('Your turn'));
+    // Spoken only when the acting seat, the status, or (on your turn) your options
+    // change: a bot's every step would otherwise flood a screen reader.
+    const acting = Object.keys(view.to_act)[0];
+    const mine = view.you !== null && Number(acting) === view.you;
+    const spoken = `${view.status}|${acting}|${mine ? text : ''}`;
+    if (spoken !== lastSpoken) {
+      lastSpoken = spoken;
+      announce(text);
+    }
+    error.textContent = refusal;
+    if (module && view.state) {
+      replaceKeepingFocus(board, module.render(view, {commands, send, busy, ui, rerender: render}));
+    } else {
+      board.replaceChildren(h('p', {}, 'The game has not started yet.'));
+    }
+    renderSide();
+    renderFinished();
+    openStream();
+  }
+
+  refresh();
+  return () => {
+    stopped = true;
+    for (const name of ['version', 'status', 'busy', 'mine']) delete root.dataset[name];
+    if (stream) stream.stop();
+  };
+}

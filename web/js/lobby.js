@@ -1,0 +1,224 @@
+// The lobby: the open, running and finished games (filtered by game), a form to create a
+// game with its options and bot seats, joining a free seat with a name, watching.
+
+import {call, describeError, heldSeat, keepSeat, playerName, setPlayerName} from './api.js';
+import {announce, h, replaceKeepingFocus} from './a11y.js';
+
+const REFRESH_MS = 4000;
+const SECTIONS = [
+  ['open', 'Open games'],
+  ['running', 'Running games'],
+  ['finished', 'Finished games'],
+];
+
+/** Show the lobby in `root`; returns a function that stops its refreshing. */
+export function showLobby(root) {
+  let catalogue = [];
+  let filter = sessionStorage.getItem('tabletop.filter') || '';
+  let timer = null;
+  let stopped = false;
+
+  const message = h('p', {id: 'lobby-message', class: 'message', role: 'alert'});
+  const nameInput = h('input', {id: 'player-name', name: 'name', autocomplete: 'nickname',
+    maxlength: 40, value: playerName(), required: true,
+    oninput: () => setPlayerName(nameInput.value.trim())});
+  const createArea = h('section', {class: 'panel create', 'aria-labelledby': 'create-title'});
+  const lists = h('section', {class: 'panel games', 'aria-labelledby': 'games-title'});
+  const filterSelect = h('select', {id: 'game-filter', onchange: () => {
+    filter = filterSelect.value;
+    sessionStorage.setItem('tabletop.filter', filter);
+    refresh();
+  }});
+
+  document.title = 'Lobby · tabletop';
+  root.replaceChildren(
+    h('h1', {}, 'Lobby'),
+    h('p', {class: 'intro'}, 'Play Schlitzohr or Abluxxen against people or bots, or watch a game.'),
+    h('div', {class: 'name-row'}, h('label', {for: 'player-name'}, 'Your name'), nameInput),
+    message,
+    h('div', {class: 'lobby'}, createArea, lists),
+  );
+
+  function say(text) { message.textContent = text; }
+
+  function needName() {
+    const name = nameInput.value.trim();
+    if (!name) {
+      say('Enter your name first (it is shown to the other players).');
+      nameInput.focus();
+      return null;
+    }
+    return name;
+  }
+
+  async function join(gameId, seat) {
+    const name = needName();
+    if (!name) return;
+    try {
+      const body = seat === undefined ? {name} : {name, seat};
+      const answer = await call('POST', `/v1/games/${encodeURIComponent(gameId)}/seats`, {body});
+      keepSeat(gameId, {seat: answer.body.seat, token: answer.body.token, name});
+      location.hash = `#/games/${gameId}`;
+    } catch (error) {
+      say(`Could not join: ${describeError(error)}`);
+    }
+  }
+
+  function renderCreate() {
+    const gameSelect = h('select', {id: 'create-game', name: 'game'},
+      catalogue.map(g => h('option', {value: g.name}, g.title || g.name)));
+    const body = h('div', {class: 'create-fields'});
+    const joinBox = h('input', {type: 'checkbox', id: 'create-join', checked: true});
+
+    function fields() {
+      const game = catalogue.find(g => g.name === gameSelect.value) || catalogue[0];
+      if (!game) return;
+      const players = h('input', {type: 'number', id: 'create-players', min: game.min_players,
+        max: game.max_players, value: game.min_players, required: true});
+      const seats = h('fieldset', {class: 'seats'}, h('legend', {}, 'Seats'));
+      const seatRows = () => {
+        const n = Math.max(game.min_players, Math.min(game.max_players, Number(players.value) || 2));
+        const keep = Array.from(seats.querySelectorAll('select'), s => s.value);
+        seats.replaceChildren(h('legend', {}, 'Seats'));
+        for (let i = 0; i < n; i++) {
+          const id = `create-seat-${i}`;
+          const choice = h('select', {id, name: id},
+            h('option', {value: ''}, 'a person'),
+            game.bot_levels.map(level => h('option', {value: level}, `bot: ${level}`)));
+          choice.value = keep[i] !== undefined ? keep[i] : (i === 0 ? '' : game.bot_levels[1] || game.bot_levels[0]);
+          seats.append(h('div', {class: 'field'}, h('label', {for: id}, `Seat ${i}`), choice));
+        }
+      };
+      players.addEventListener('input', seatRows);
+      seatRows();
+      const options = game.options.map(option => {
+        const id = `option-${option.name}`;
+        let input;
+        if (option.type === 'bool') {
+          input = h('input', {type: 'checkbox', id, checked: option.default});
+        } else if (option.type === 'int') {
+          input = h('input', {type: 'number', id, min: option.minimum, max: option.maximum, value: option.default});
+        } else if (option.type === 'choice') {
+          input = h('select', {id}, option.choices.map(c => h('option', {value: c, selected: c === option.default}, c)));
+        } else {
+          input = h('input', {id, value: option.default ?? ''});
+        }
+        input.dataset.option = option.name;
+        input.dataset.type = option.type;
+        return h('div', {class: option.type === 'bool' ? 'field check' : 'field'},
+          h('label', {for: id}, option.name.replaceAll('_', ' ')), input,
+          h('small', {class: 'hint'}, option.description || ''));
+      });
+      body.replaceChildren(
+        h('div', {class: 'field'}, h('label', {for: 'create-players'}, 'Players'), players),
+        seats,
+        h('fieldset', {class: 'options'}, h('legend', {}, 'Options'), options),
+      );
+    }
+    gameSelect.addEventListener('change', fields);
+    fields();
+
+    async function submit(event) {
+      event.preventDefault();
+      const game = gameSelect.value;
+      const players = Number(body.querySelector('#create-players').value);
+      const bots = {};
+      body.querySelectorAll('.seats select').forEach((s, i) => { if (s.value) bots[String(i)] = s.value; });
+      const options = {};
+      body.querySelectorAll('[data-option]').forEach(input => {
+        const name = input.dataset.option;
+        if (input.dataset.type === 'bool') options[name] = input.checked;
+        else if (input.dataset.type === 'int') options[name] = Number(input.value);
+        else options[name] = input.value;
+      });
+      const humans = players - Object.keys(bots).length;
+      const joining = joinBox.checked && humans > 0;
+      if (joining && !needName()) return;
+      try {
+        const answer = await call('POST', '/v1/games', {body: {game, players, options, bots}});
+        const gameId = answer.body.game_id;
+        if (joining) await join(gameId);
+        else location.hash = `#/games/${gameId}`;
+      } catch (error) {
+        say(`Could not create the game: ${describeError(error)}`);
+      }
+    }
+
+    createArea.replaceChildren(
+      h('h2', {id: 'create-title'}, 'New game'),
+      h('form', {onsubmit: submit, 'aria-labelledby': 'create-title'},
+        h('div', {class: 'field'}, h('label', {for: 'create-game'}, 'Game'), gameSelect),
+        body,
+        h('div', {class: 'field check'}, joinBox, h('label', {for: 'create-join'}, 'Take the first free seat myself')),
+        h('button', {type: 'submit', class: 'primary', id: 'create-submit'}, 'Create game')),
+    );
+  }
+
+  function seatText(seat) {
+    if (!seat) return 'free';
+    return seat.bot ? `${seat.name} (bot, ${seat.bot})` : seat.name;
+  }
+
+  function gameRow(game) {
+    const held = heldSeat(game.game_id);
+    const free = game.seats.findIndex(s => s === null);
+    const actions = [];
+    if (held) {
+      actions.push(h('a', {class: 'button primary', href: `#/games/${game.game_id}`, dataset: {key: `go-${game.game_id}`}},
+        `Continue as seat ${held.seat}`));
+    } else if (game.status === 'open' && free >= 0) {
+      actions.push(h('button', {type: 'button', class: 'primary', dataset: {key: `join-${game.game_id}`},
+        'aria-label': `Join game ${game.game_id}`, onclick: () => join(game.game_id)}, 'Join'));
+    }
+    actions.push(h('a', {class: 'button', href: `#/games/${game.game_id}`, dataset: {key: `watch-${game.game_id}`},
+      'aria-label': `${game.status === 'finished' ? 'Replay' : 'Watch'} game ${game.game_id}`},
+      game.status === 'finished' ? 'Replay' : 'Watch'));
+    const title = catalogue.find(g => g.name === game.game);
+    return h('li', {class: 'game-row', dataset: {gameId: game.game_id}},
+      h('span', {class: 'game-name'}, title ? title.title : game.game),
+      h('code', {class: 'game-id'}, game.game_id),
+      h('span', {class: 'game-seats'}, game.seats.map(seatText).join(' · ')),
+      h('span', {class: 'game-actions'}, actions));
+  }
+
+  async function refresh() {
+    if (stopped) return;
+    clearTimeout(timer);
+    try {
+      const query = filter ? `&game=${encodeURIComponent(filter)}` : '';
+      const pages = await Promise.all(SECTIONS.map(([status]) =>
+        call('GET', `/v1/games?status=${status}&limit=${status === 'finished' ? 10 : 50}${query}`)));
+      if (stopped) return;
+      const sections = SECTIONS.map(([status, title], i) => {
+        const games = pages[i].body.games;
+        return h('section', {class: `list list-${status}`, 'aria-labelledby': `list-${status}`},
+          h('h3', {id: `list-${status}`}, `${title} (${games.length})`),
+          games.length ? h('ul', {}, games.map(gameRow)) : h('p', {class: 'empty'}, 'None.'));
+      });
+      replaceKeepingFocus(lists,
+        h('h2', {id: 'games-title'}, 'Games'),
+        h('div', {class: 'field'}, h('label', {for: 'game-filter'}, 'Show'), filterSelect),
+        sections);
+    } catch (error) {
+      say(`Could not load the games: ${describeError(error)}`);
+    }
+    timer = setTimeout(refresh, REFRESH_MS);
+  }
+
+  (async () => {
+    try {
+      catalogue = (await call('GET', '/v1/catalogue')).body.games;
+    } catch (error) {
+      say(`Could not load the catalogue: ${describeError(error)}`);
+      return;
+    }
+    filterSelect.replaceChildren(h('option', {value: ''}, 'all games'),
+      catalogue.map(g => h('option', {value: g.name}, g.title || g.name)));
+    filterSelect.value = filter;
+    renderCreate();
+    refresh();
+    announce('Lobby');
+  })();
+
+  return () => { stopped = true; clearTimeout(timer); };
+}
