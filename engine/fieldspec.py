@@ -35,7 +35,8 @@ class FieldSpec:
 
 def integer(lo: int, hi: int, *, nullable: bool = False, text: str | None = None) -> FieldSpec:
     """A JSON integer in ``lo..hi`` (booleans are not integers), optionally ``null``."""
-    schema: JSON = {"type": ["integer", "null"] if nullable else "integer", "minimum": lo, "maximum": hi}
+    types: Any = ["integer", "null"] if nullable else "integer"
+    schema: JSON = {"type": types, "minimum": lo, "maximum": hi}
     default = f"int {lo}..{hi}" + (" | null" if nullable else "")
     return FieldSpec(schema, text or default)
 

@@ -60,7 +60,10 @@ COMMAND_SPECS = (
     CommandSpec(
         "draw",
         "draw one card: from the display (name the card) or from the pile",
-        {"from": _DRAW_FROM, "card": fieldspec.FieldSpec(_CARD.schema, 'int 1..13 | "X" (display only)')},
+        {
+            "from": _DRAW_FROM,
+            "card": fieldspec.FieldSpec(_CARD.schema, 'int 1..13 | "X" (display only)'),
+        },
         {"kind": "draw", "from": "display", "card": 7},
         cases=(
             {"from": fieldspec.const(ev.FROM_DISPLAY), "card": _CARD},

@@ -34,7 +34,9 @@ KINDS: frozenset[str] = frozenset({ROLL, JOKER, MOVE, PEEK, PLACE, INSPECT})
 
 EAR = fieldspec.integer(0, EARS - 1)
 """An ear id (``unknown_ear`` cannot happen for a value in this range)."""
-_FIELD_NAMES = sorted({n for board in LAYOUTS.values() for n in board.names}, key=lambda n: (n[0], int(n[1:])))
+_FIELD_NAMES = sorted(
+    {n for board in LAYOUTS.values() for n in board.names}, key=lambda n: (n[0], int(n[1:]))
+)
 FIELD = fieldspec.FieldSpec({"type": "string", "enum": _FIELD_NAMES}, "field name")
 """A field of any layout's board (a name the game's own board lacks: ``unknown_field``)."""
 TARGET = fieldspec.FieldSpec(FIELD.schema, "target field name")

@@ -14,7 +14,8 @@ from service.cli import export, import_history, projections, replay, simulate, u
 from service.cli import archive, health, serve, sweeper, worker
 from service.cli import contract
 
-COMMANDS = (simulate, up, export, verify, replay, import_history, projections, serve, worker, sweeper, health, archive, contract)
+COMMANDS = (simulate, up, export, verify, replay, import_history, projections, serve, worker, sweeper, health, archive)
+COMMANDS += (contract,)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,7 +20,7 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "invalid_encoding": ((400,), "the body is not UTF-8 (or has a byte order mark)"),
     "duplicate_key": ((400,), "an object in the body names a key twice"),
     "invalid_parameter": ((400,), "a query parameter is unknown, repeated or invalid"),
-    "invalid_header": ((400,), "If-Match, Idempotency-Key, Last-Event-ID or a raw header is invalid"),
+    "invalid_header": ((400,), "If-Match, Idempotency-Key, Last-Event-ID or a header is invalid"),
     "version_mismatch": ((400,), "If-Match and expected_version name different versions"),
     "invalid_request_line": ((400,), "the request line is not valid HTTP (connection closed)"),
     "invalid_chunking": ((400,), "a chunked body is malformed (connection closed)"),

@@ -13,12 +13,15 @@ the server's log must hold no traceback.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -48,8 +51,8 @@ limits), and no cap on open games: the run creates hundreds."""
 def server(redis_target: TestRedis) -> Iterator[LiveServer]:
     prefix = unique_prefix()
     live = LiveServer(redis_target.url, prefix, **SETTINGS).start()
-    worker = start_tabletop(["worker"], service_env(redis_target.url, prefix, live.queue, **SETTINGS),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = service_env(redis_target.url, prefix, live.queue, **SETTINGS)
+    worker = start_tabletop(["worker"], env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     yield live
     stop_process(worker)
     log = live.log_text()
@@ -69,7 +72,33 @@ def requests_served(server: LiveServer) -> int:
     return int(sum(float(n) for n in found))
 
 
-def test_schemathesis_every_check_every_phase_finds_nothing(server: LiveServer) -> None:
+def check_results(report_dir: Path) -> Counter[tuple[str, str]]:
+    """(check name, status) -> how often, from the run's NDJSON report."""
+    counts: Counter[tuple[str, str]] = Counter()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            checks = node.get("checks")
+            if isinstance(checks, dict):
+                for results in checks.values():
+                    counts.update((c["name"], c["status"]) for c in results)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for report in report_dir.glob("*.ndjson"):
+        for line in report.read_text().splitlines():
+            event = json.loads(line)
+            if "ScenarioFinished" in event:
+                walk(event)
+    return counts
+
+
+def test_schemathesis_every_check_every_phase_finds_nothing(
+    server: LiveServer, tmp_path: Path
+) -> None:
     before = requests_served(server)
     env = {**os.environ, "SCHEMATHESIS_HOOKS": "schemathesis_hooks", "PYTHONPATH": str(HERE)}
     run = subprocess.run(
@@ -88,6 +117,10 @@ def test_schemathesis_every_check_every_phase_finds_nothing(server: LiveServer) 
             "examples,coverage,fuzzing,stateful",
             "--request-timeout",
             "15",
+            "--report",
+            "ndjson",
+            "--report-dir",
+            str(tmp_path),
         ],
         env=env,
         cwd=ROOT,
@@ -99,10 +132,17 @@ def test_schemathesis_every_check_every_phase_finds_nothing(server: LiveServer) 
     served = requests_served(server) - before
     summary = re.search(r"(\d+) generated, (\d+) passed", out)
     links = re.search(r"API Links:\s+(\d+) covered / (\d+) selected", out)
-    print(f"schemathesis: {summary and summary.group(0)}; links {links and links.group(0)}; "
-          f"requests served {served}")
+    checks = check_results(tmp_path)
+    failed = {name: n for (name, status), n in checks.items() if status != "success"}
+    print(
+        f"schemathesis: {summary and summary.group(0)}; {links and links.group(0)}; "
+        f"requests served {served}; checks {sum(checks.values())} "
+        f"({len({name for name, _ in checks})} kinds), failed {failed}"
+    )
     assert run.returncode == 0, out[-6000:]
     for phase in ("Examples", "Coverage", "Fuzzing", "Stateful"):
         assert f"✅ {phase}" in out or f"✅  {phase}" in out, out[-3000:]
     assert summary is not None and summary.group(1) == summary.group(2), out[-3000:]
     assert links is not None and int(links.group(1)) > 0, "the stateful phase followed no link"
+    assert sum(checks.values()) > 0 and not failed, failed
+    assert ("no_shape_refusal_of_valid_data", "success") in checks  # the hooks were loaded

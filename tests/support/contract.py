@@ -138,7 +138,8 @@ def _check_stream(what: str, keys: tuple[str, ...], body: bytes) -> None:
     """Each event against the stream's per-event schema, its data against ``Envelope``."""
     envelope = _validator(("components", "schemas", "Envelope"))
     for event in _sse_events(body.decode()):
-        errors = [e.message for e in _validator((*keys, "content", SSE, "schema")).iter_errors(event)]
+        per_event = _validator((*keys, "content", SSE, "schema"))
+        errors = [e.message for e in per_event.iter_errors(event)]
         errors += [e.message for e in envelope.iter_errors(json.loads(event["data"]))]
         assert not errors, f"{what}: an event breaks its schema: {errors[:3]}\n{event}"
 

@@ -33,7 +33,10 @@ from service.contract.schemas import camel
 from service.http.body import _loads
 
 FORM_CODES = frozenset({"malformed_command", "unknown_command", "unknown_ear", "unknown_field"})
-ODD_VALUES: tuple[Any, ...] = (True, 1.5, 2.0, "x", "X", "zz", "a1", None, [], {}, 99, 10**20, [0, 0], [3, 1], list(range(17)))
+ODD_VALUES: tuple[Any, ...] = (
+    *(True, 1.5, 2.0, "x", "X", "zz", "a1", None, [], {}, 99, 10**20),
+    *([0, 0], [3, 1], list(range(17))),
+)
 
 
 def mutations(command: dict[str, Any], kinds: list[str]) -> Iterator[dict[str, Any]]:
@@ -57,7 +60,10 @@ def mutations(command: dict[str, Any], kinds: list[str]) -> Iterator[dict[str, A
 def test_the_engine_refuses_exactly_what_the_command_schema_refuses(game_name: str) -> None:
     game = get_game(game_name)
     schema = jsonschema_rs.validator_for(
-        {"$ref": f"#/components/schemas/{camel(game_name)}Command", "components": spec()["components"]}
+        {
+            "$ref": f"#/components/schemas/{camel(game_name)}Command",
+            "components": spec()["components"],
+        }
     )
     kinds = [s.kind for s in game.command_specs]
     rng = SeededRandom(b"mutations-seed-0", game.rules_version)

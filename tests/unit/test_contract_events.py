@@ -56,7 +56,8 @@ def errors(validate: Any, value: Any) -> list[str]:
 @pytest.mark.parametrize("game_name", game_names())
 def test_every_event_and_legal_command_of_played_games_matches_the_contract(game_name: str) -> None:
     game = get_game(game_name)
-    events_ok, commands_ok = validator(f"{camel(game_name)}Event"), validator(f"{camel(game_name)}Command")
+    events_ok = validator(f"{camel(game_name)}Event")
+    commands_ok = validator(f"{camel(game_name)}Command")
     seen_types: set[str] = set()
     counted = {"events": 0, "commands": 0}
 
@@ -65,7 +66,8 @@ def test_every_event_and_legal_command_of_played_games_matches_the_contract(game
             seen_types.add(event.type)
             for viewer in (None, *range(players)):
                 received = as_received(event, viewer, game_name)
-                assert not errors(events_ok, received), (viewer, received, errors(events_ok, received))
+                found = errors(events_ok, received)
+                assert not found, (viewer, received, found)
             counted["events"] += 1
 
     def on_step(state: Any, seat: int, command: dict[str, Any], new: list[Event]) -> None:
@@ -119,8 +121,13 @@ def test_the_golden_stored_events_of_current_versions_match_the_contract() -> No
 def test_the_event_schemas_refuse_what_the_store_refuses() -> None:
     """The schemas are not vacuous: each mutation below is refused by the store's
     marshmallow schema and by the published schema alike."""
-    good = {"type": "DieRolled", "schema_version": 1, "data": {"seat": 0, "value": 3, "purpose": "turn"},
-            "private": None, "visible_to": []}
+    good = {
+        "type": "DieRolled",
+        "schema_version": 1,
+        "data": {"seat": 0, "value": 3, "purpose": "turn"},
+        "private": None,
+        "visible_to": [],
+    }
     events_ok = validator("SchlitzohrEvent")
     assert not errors(events_ok, good)
     for mutate in (

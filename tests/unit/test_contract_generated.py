@@ -37,7 +37,8 @@ def test_every_problem_code_raised_in_the_service_is_listed() -> None:
         for code in literal.findall(path.read_text())
     }
     assert found and found <= set(all_codes()), found - set(all_codes())
-    listed = {b["const"] for b in yaml.safe_load(SPEC_PATH.read_text())["components"]["schemas"]["ProblemCode"]["oneOf"]}
+    schemas = yaml.safe_load(SPEC_PATH.read_text())["components"]["schemas"]
+    listed = {branch["const"] for branch in schemas["ProblemCode"]["oneOf"]}
     assert listed == set(all_codes())
 
 
