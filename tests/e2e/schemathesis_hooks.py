@@ -76,7 +76,8 @@ class SeatTokens:
             return _TOKENS.get(game) if game else None
 
     def set(self, case: Any, data: str | None, ctx: Any) -> None:
-        if data is not None:
+        # A stream ticket stands in for the token: both at once is 400 by design.
+        if data is not None and "ticket" not in (case.query or {}):
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
 
 
