@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.fieldspec import FieldSpec
+
 JSON = dict[str, Any]
 Command = Mapping[str, Any]
 
@@ -103,24 +105,65 @@ class OptionSpec:
             out["choices"] = list(self.choices)
         return out
 
+    def json_schema(self) -> JSON:
+        """The JSON Schema of this option's value (as ``engine.options`` checks it)."""
+        out: JSON = {"description": self.description}
+        if self.type == "bool":
+            out["type"] = "boolean"
+        elif self.type == "int":
+            out["type"] = "integer"
+            if self.minimum is not None:
+                out["minimum"] = self.minimum
+            if self.maximum is not None:
+                out["maximum"] = self.maximum
+        else:
+            out.update(type="string", enum=list(self.choices))
+        out["default"] = self.default
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class CommandSpec:
-    """The JSON form of one command kind, for the catalogue and the docs.
+    """The JSON form of one command kind: the catalogue's entry and the contract's schema.
 
-    ``fields`` maps each field name (besides ``kind``) to a short type description;
-    ``example`` is a valid instance.
+    ``fields`` maps each field name (besides ``kind``) to a :class:`FieldSpec` -- its
+    JSON Schema and the short text the catalogue shows; every field is required.
+    ``cases`` (optional) lists the alternative field sets when the fields depend on
+    each other (Abluxxen's ``draw``: a ``card`` only ``from`` the display); then the
+    command is exactly one of them. ``example`` is a valid instance.
     """
 
     kind: str
     description: str
-    fields: Mapping[str, str] = field(default_factory=dict)
+    fields: Mapping[str, FieldSpec] = field(default_factory=dict)
     example: Mapping[str, Any] = field(default_factory=dict)
+    cases: tuple[Mapping[str, FieldSpec], ...] = ()
 
     def to_json(self) -> JSON:
         return {
             "kind": self.kind,
             "description": self.description,
-            "fields": dict(self.fields),
+            "fields": {name: spec.text for name, spec in self.fields.items()},
             "example": dict(self.example) or {"kind": self.kind},
         }
+
+    def json_schema(self) -> JSON:
+        """The JSON Schema of this command kind: an object with ``kind`` = :attr:`kind`
+        and exactly the fields of :attr:`fields` (or of one of :attr:`cases`)."""
+        if not self.cases:
+            return self._object(self.fields)
+        return {
+            "description": self.description,
+            "oneOf": [self._object(case, described=False) for case in self.cases],
+        }
+
+    def _object(self, fields: Mapping[str, FieldSpec], described: bool = True) -> JSON:
+        properties: JSON = {"kind": {"const": self.kind}}
+        properties.update({name: spec.json_schema() for name, spec in fields.items()})
+        out: JSON = {"type": "object"}
+        if described:
+            out["description"] = self.description
+        out.update(
+            required=["kind", *fields], properties=properties, additionalProperties=False
+        )
+        return out

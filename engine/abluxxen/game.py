@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from engine import fieldspec
 from engine.abluxxen import deal, decide, evolve, legal, material, views
+from engine.abluxxen.cards import COPIES_PER_NUMBER, JOKER_COPIES, JOKER_JSON
 from engine.abluxxen import events as ev
 from engine.abluxxen.scoring import current_scores
 from engine.abluxxen.state import State
@@ -25,23 +27,32 @@ OPTION_SPECS = (
     OptionSpec("rounds", "int", 1, "number of deals; scores add up", minimum=1, maximum=10),
 )
 
+_CARD = fieldspec.one_of(fieldspec.integer(1, 13), fieldspec.const(JOKER_JSON))
+_VICTIM = fieldspec.integer(0, 4, text="int seat")
+"""A seat of the largest table; the engine also wants one of this game's seats."""
+_DRAW_FROM = fieldspec.choice(ev.FROM_DISPLAY, ev.FROM_PILE)
+
 COMMAND_SPECS = (
     CommandSpec(
         "play",
         "play a set: count cards of number plus jokers; number null = jokers only (count 0)",
-        {"number": "int 1..13 | null", "count": "int 0..8", "jokers": "int 0..5"},
+        {
+            "number": fieldspec.integer(1, 13, nullable=True),
+            "count": fieldspec.integer(0, COPIES_PER_NUMBER),
+            "jokers": fieldspec.integer(0, JOKER_COPIES),
+        },
         {"kind": "play", "number": 7, "count": 2, "jokers": 1},
     ),
     CommandSpec(
         "take",
         "take the abluxxed set into your hand",
-        {"victim": "int seat"},
+        {"victim": _VICTIM},
         {"kind": "take", "victim": 1},
     ),
     CommandSpec(
         "leave",
         "leave the abluxxed set to its owner",
-        {"victim": "int seat"},
+        {"victim": _VICTIM},
         {"kind": "leave", "victim": 1},
     ),
     CommandSpec("take_back", "victim: take your left set back into hand"),
@@ -49,8 +60,15 @@ COMMAND_SPECS = (
     CommandSpec(
         "draw",
         "draw one card: from the display (name the card) or from the pile",
-        {"from": '"display" | "pile"', "card": 'int 1..13 | "X" (display only)'},
+        {
+            "from": _DRAW_FROM,
+            "card": fieldspec.FieldSpec(_CARD.schema, 'int 1..13 | "X" (display only)'),
+        },
         {"kind": "draw", "from": "display", "card": 7},
+        cases=(
+            {"from": fieldspec.const(ev.FROM_DISPLAY), "card": _CARD},
+            {"from": fieldspec.const(ev.FROM_PILE)},
+        ),
     ),
     CommandSpec("pass", "decline the amigo bonus draw"),
 )

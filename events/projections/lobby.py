@@ -102,7 +102,9 @@ def list_games(
 def parse_cursor(cursor: str) -> tuple[int, str]:
     """``(created µs, game id)`` of a cursor; ValueError if it is not one of ours."""
     score, _, game_id = cursor.partition(":") if isinstance(cursor, str) else ("", "", "")
-    if not score.isdigit() or not GAME_ID.fullmatch(game_id):
+    # ASCII digits only: str.isdigit also takes other scripts' digits ("٣"), which the
+    # contract's cursor pattern (openapi.yaml) does not admit.
+    if not (score.isascii() and score.isdigit()) or not GAME_ID.fullmatch(game_id):
         raise ValueError(f"invalid cursor {cursor!r}")
     return int(score), game_id
 

@@ -87,6 +87,11 @@ class SetLeft(Schema):
 class CardDrawn(Schema):
     """From the display the card is public; from the pile it is in ``private``."""
 
+    JSON_SCHEMA_ONE_OF = (  # the hook below, for the published contract (events.schemas.jsonschema)
+        {"properties": {"from": {"const": "display"}}, "required": ["card"]},
+        {"properties": {"from": {"const": "pile"}}, "not": {"required": ["card"]}},
+    )
+
     seat = seat_field()
     from_ = choice("display", "pile", data_key="from")
     card = Card()

@@ -12,6 +12,8 @@ Failure modes, each a :class:`~service.http.problems.Problem`:
 - a body that is not one JSON value (a syntax error, trailing data after the value,
   NaN/Infinity, nesting absurdly deep): 400 ``malformed_json``;
 - an object with a key twice (which one would count?): 400 ``duplicate_key``;
+- a whole number spelled with a fraction or exponent (``2160.0``) is that integer, as
+  JSON Schema reads it (the contract's ``type: integer`` admits it);
 - JSON that fails its schema (unknown field, missing field, wrong type, out of
   range): 422 ``invalid_body`` with ``errors`` per field;
 - a query string that fails its schema (unknown parameter, not a number, out of
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 from typing import Any
 
 from flask import request
@@ -66,12 +69,31 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-_DECODER = json.JSONDecoder(parse_constant=_no_constants, object_pairs_hook=_unique_pairs)
+_WHOLE_LIMIT = 2**63
+"""Largest magnitude a whole JSON number in a float spelling is read as an integer."""
+
+
+def _number(text: str) -> int | float:
+    """A JSON number with a fraction or exponent: the integer it equals if it is whole
+    (``2160.0``, ``2.16e3``), else a float. JSON Schema -- so the contract -- counts a
+    whole number as an integer whatever its spelling; no request field is a fraction.
+    Decimal keeps it exact (``9007199254740993.0`` is not a float); the magnitude
+    check first keeps a huge exponent from building a huge integer."""
+    value = float(text)
+    if value != value or abs(value) > _WHOLE_LIMIT:  # NaN cannot come from the scanner
+        return value
+    exact = Decimal(text)
+    return int(exact) if exact == exact.to_integral_value() else value
+
+
+_DECODER = json.JSONDecoder(
+    parse_constant=_no_constants, object_pairs_hook=_unique_pairs, parse_float=_number
+)
 """Made once: ``json.loads`` with any option builds a new decoder per call. The pairs
 hook costs one call per object -- a few per command body -- and is the only way the
 C scanner can tell a repeated key."""
 
-_LENIENT = json.JSONDecoder(parse_constant=_no_constants)
+_LENIENT = json.JSONDecoder(parse_constant=_no_constants, parse_float=_number)
 """Used only once a duplicate key was seen: is the rest of the body valid JSON at all?"""
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")

@@ -22,7 +22,6 @@ from flask import request as http_request
 
 from service.app.errors import NotFinished
 from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions, waits
-from service.http.problems import Problem
 from service.http.responses import json_response, json_text_response
 
 bp = Blueprint("play", __name__, url_prefix="/v1/games")
@@ -36,8 +35,8 @@ def view(game_id: str) -> Response:
     if "seat" in query:
         seat = _finished_seat(game_id, query["seat"])
     if "at" in query:
-        if "wait" in query or "after" in query:
-            raise Problem(400, "invalid_parameter", "at cannot be combined with wait or after")
+        # A past version never changes: nothing to wait for, so ``wait``/``after`` next to
+        # ``at`` are ignored (the contract cannot state "not both" for query parameters).
         ratelimit.charge(ratelimit.REPLAY)  # a fold of the history up to ``at``
         document = context.queries().view(game_id, seat, at=query["at"])
     else:

@@ -47,14 +47,19 @@ class QueryInt(fields.Integer):
 
 
 class QueryNumber(fields.Float):
-    """A query-string number of seconds: digits with an optional decimal part."""
+    """A query-string number of seconds as a JSON number is written (``13.5``, ``1e-05``,
+    ``-0.0``): the contract says ``type: number``, so every spelling a client's number
+    formatting gives is read; the range check is the field's validator."""
 
-    _NUMBER = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6})?")
+    _NUMBER = re.compile(r"-?[0-9]{1,18}(\.[0-9]{1,32})?([eE][+-]?[0-9]{1,3})?")
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
         if not isinstance(value, str) or not self._NUMBER.fullmatch(value):
             raise self.make_error("invalid")
-        return float(value)
+        number = float(value)
+        if number != number or number in (float("inf"), float("-inf")):
+            raise self.make_error("invalid")
+        return number
 
 
 class Strict(Schema):

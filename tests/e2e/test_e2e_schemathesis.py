@@ -1,87 +1,148 @@
-"""Property-based requests generated from openapi.yaml (schemathesis) against the live server.
+"""Schemathesis -- every check, every phase (examples, coverage, fuzzing, stateful) --
+against a live server (gunicorn, real Redis, a real bot worker), with zero failures in
+either direction: nothing the contract allows is refused for its form, nothing it
+forbids is accepted, and every answer matches it.
 
-Two passes over every operation, each a bounded, derandomised run (the same requests
-every time, so it cannot flake):
-
-- as generated -- mostly unknown games and no tokens, plus requests that break the
-  contract on purpose (negative data), which must be refused with a 4xx;
-- on a real running game, with a seat token: the path's game id and the
-  Authorization header are replaced, so the generated bodies reach the rules.
-
-Checks: no 5xx, every status, media type, header and body as the contract says
-(schemathesis' own checks and ours, ``support.contract``).
+The run is the schemathesis CLI with ``tests/e2e/schemathesis.toml`` (seeded, bounded
+for CI by max-examples/max-steps) and the hooks of ``schemathesis_hooks.py`` (seat
+tokens for the stateful links, the no-refusal-for-form check). The stateful phase
+follows the contract's links (create -> join -> legal -> command -> view ...).
+Afterwards every response the server sent is also counted from its own metrics, and
+the server's log must hold no traceback.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
 import pytest
-from requests.structures import CaseInsensitiveDict
-import schemathesis
-from hypothesis import HealthCheck, settings
-from schemathesis.checks import (
-    content_type_conformance,
-    negative_data_rejection,
-    not_a_server_error,
-    response_headers_conformance,
-    response_schema_conformance,
-    status_code_conformance,
-)
-from support.contract import SPEC_PATH, check_response
-from support.http_games import HttpApi, create_game, seat_everyone
+import requests
+from support.contract import SPEC_PATH
 from support.live_server import LiveServer
+from support.processes import ROOT, service_env, start_tabletop, stop_process
+from support.redis import TestRedis, delete_prefix, unique_prefix
 
-SCHEMA = schemathesis.openapi.from_path(SPEC_PATH)
-
-CHECKS = [
-    not_a_server_error,
-    status_code_conformance,
-    content_type_conformance,
-    response_schema_conformance,
-    response_headers_conformance,
-]
-
-BOUNDED = settings(
-    max_examples=12,
-    derandomize=True,
-    deadline=None,
-    database=None,
-    suppress_health_check=list(HealthCheck),
-)
-
-
-def call(case: schemathesis.Case, server: LiveServer, extra: list) -> None:  # type: ignore[type-arg]
-    response = case.call_and_validate(base_url=server.url, checks=CHECKS + extra, timeout=15)
-    headers = CaseInsensitiveDict({name: values[-1] for name, values in response.headers.items()})
-    check_response(
-        case.method, case.formatted_path, response.status_code, headers, response.content
-    )
-
-
-@SCHEMA.parametrize()
-@BOUNDED
-def test_generated_requests_get_no_5xx_and_conform(
-    case: schemathesis.Case, live_server: LiveServer
-) -> None:
-    call(case, live_server, [negative_data_rejection])
+HERE = Path(__file__).resolve().parent
+ADMIN_TOKEN = "schemathesis-admin-token-0123456789abcdef"
+SETTINGS = {
+    "admin_token": ADMIN_TOKEN,
+    "rate_limit_per_minute": 0,
+    "create_limit_per_minute": 0,
+    "verify_limit_per_minute": 0,
+    "replay_limit_per_minute": 0,
+    "max_open_games_per_client": 0,
+    "sse_max_s": 3.0,
+    "sse_heartbeat_s": 0.5,
+    "long_poll_max_s": 0.25,
+}
+"""As the e2e server (``conftest.SERVER_SETTINGS``: short streams and long polls, no rate
+limits), and no cap on open games: the run creates hundreds."""
 
 
 @pytest.fixture(scope="module")
-def running_game(live_server: LiveServer) -> tuple[str, str]:
-    import requests
+def server(redis_target: TestRedis) -> Iterator[LiveServer]:
+    prefix = unique_prefix()
+    live = LiveServer(redis_target.url, prefix, **SETTINGS).start()
+    env = service_env(redis_target.url, prefix, live.queue, **SETTINGS)
+    worker = start_tabletop(["worker"], env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    yield live
+    stop_process(worker)
+    log = live.log_text()
+    live.stop()
+    client = redis_target.client()
+    delete_prefix(client, prefix)
+    delete_prefix(client, f"rq:queue:{live.queue}")
+    client.close()
+    assert "Traceback" not in log, log[-3000:]
 
-    with requests.Session() as session:
-        api = HttpApi(session, live_server.url)
-        game_id = create_game(api, "abluxxen", 2)
-        return game_id, seat_everyone(api, game_id, 2)[0]
+
+def requests_served(server: LiveServer) -> int:
+    text = requests.get(
+        f"{server.url}/metrics", headers={"Authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=10
+    ).text
+    found = re.findall(r'^tabletop_http_requests_total\{[^}]*\} ([0-9.e+]+)$', text, re.M)
+    return int(sum(float(n) for n in found))
 
 
-@SCHEMA.exclude(path="/v1/games/{game_id}/events/stream").parametrize()
-@BOUNDED
-def test_generated_requests_on_a_real_game(
-    case: schemathesis.Case, live_server: LiveServer, running_game: tuple[str, str]
+def check_results(report_dir: Path) -> Counter[tuple[str, str]]:
+    """(check name, status) -> how often, from the run's NDJSON report."""
+    counts: Counter[tuple[str, str]] = Counter()
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            checks = node.get("checks")
+            if isinstance(checks, dict):
+                for results in checks.values():
+                    counts.update((c["name"], c["status"]) for c in results)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for report in report_dir.glob("*.ndjson"):
+        for line in report.read_text().splitlines():
+            event = json.loads(line)
+            if "ScenarioFinished" in event:
+                walk(event)
+    return counts
+
+
+def test_schemathesis_every_check_every_phase_finds_nothing(
+    server: LiveServer, tmp_path: Path
 ) -> None:
-    game_id, token = running_game
-    if "game_id" in (case.path_parameters or {}):
-        case.path_parameters["game_id"] = game_id
-    case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
-    call(case, live_server, [])
+    before = requests_served(server)
+    env = {**os.environ, "SCHEMATHESIS_HOOKS": "schemathesis_hooks", "PYTHONPATH": str(HERE)}
+    run = subprocess.run(
+        [
+            str(Path(sys.executable).parent / "schemathesis"),
+            "--no-color",
+            "--config-file",
+            str(HERE / "schemathesis.toml"),
+            "run",
+            str(SPEC_PATH),
+            "--url",
+            server.url,
+            "--checks",
+            "all",
+            "--phases",
+            "examples,coverage,fuzzing,stateful",
+            "--request-timeout",
+            "15",
+            "--report",
+            "ndjson",
+            "--report-dir",
+            str(tmp_path),
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    out = run.stdout + run.stderr
+    served = requests_served(server) - before
+    summary = re.search(r"(\d+) generated, (\d+) passed", out)
+    links = re.search(r"API Links:\s+(\d+) covered / (\d+) selected", out)
+    checks = check_results(tmp_path)
+    failed = {name: n for (name, status), n in checks.items() if status != "success"}
+    print(
+        f"schemathesis: {summary and summary.group(0)}; {links and links.group(0)}; "
+        f"requests served {served}; checks {sum(checks.values())} "
+        f"({len({name for name, _ in checks})} kinds), failed {failed}"
+    )
+    assert run.returncode == 0, out[-6000:]
+    for phase in ("Examples", "Coverage", "Fuzzing", "Stateful"):
+        assert f"✅ {phase}" in out or f"✅  {phase}" in out, out[-3000:]
+    assert summary is not None and summary.group(1) == summary.group(2), out[-3000:]
+    assert links is not None and int(links.group(1)) > 0, "the stateful phase followed no link"
+    assert sum(checks.values()) > 0 and not failed, failed
+    assert ("no_shape_refusal_of_valid_data", "success") in checks  # the hooks were loaded

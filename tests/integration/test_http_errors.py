@@ -326,11 +326,6 @@ CASES: dict[str, tuple[int, str, Callable[[FlaskApi, Flask, Game], Reply]]] = {
         "invalid_parameter",
         lambda a, f, g: a.call("GET", f"/v1/games/{g.id}?wait=soon"),
     ),
-    "at with wait": (
-        400,
-        "invalid_parameter",
-        lambda a, f, g: a.call("GET", f"/v1/games/{g.id}?at=2&wait=1"),
-    ),
     "bad Last-Event-ID": (
         400,
         "invalid_header",

@@ -144,6 +144,10 @@ def test_the_view_at_a_past_version_replays_the_history(api: FlaskApi) -> None:
     past = api.call("GET", f"/v1/games/{game_id}?at={before['version']}", token=tokens[0])
     assert past.body == before and past.headers["ETag"] == f'"{before["version"]}"'
     assert api.call("GET", f"/v1/games/{game_id}?at=999").code == "version_out_of_range"
+    # `wait`/`after` next to `at` are ignored (the contract admits them together): the
+    # past view comes at once, although the game is past `after`'s version already.
+    combined = f"/v1/games/{game_id}?at={before['version']}&wait=60&after=0"
+    assert api.call("GET", combined, token=tokens[0]).body == before
 
 
 def test_a_long_poll_returns_as_soon_as_the_game_moves(api: FlaskApi, http_app) -> None:

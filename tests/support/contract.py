@@ -34,6 +34,7 @@ SPEC_PATH = Path(__file__).resolve().parents[2] / "openapi.yaml"
 PROBLEM_KEYS = {"type", "title", "status", "detail", "code"}
 JSON_TYPES = ("application/json", "application/problem+json")
 YAML = "application/yaml"
+SSE = "text/event-stream"
 
 
 @functools.cache
@@ -94,6 +95,9 @@ def check_response(
         assert body == b"", f"{what}: a body where the contract has none"
         return
     assert media in content, f"{what}: media type {media!r} not in {sorted(content)}"
+    if media == SSE:
+        _check_stream(what, keys, body)
+        return
     value = (
         json.loads(body)
         if media in JSON_TYPES
@@ -106,6 +110,38 @@ def check_response(
         for e in _validator((*keys, "content", media, "schema")).iter_errors(value)
     ]
     assert not errors, f"{what}: the body breaks its schema: {errors[:3]}\n{body[:1000]!r}"
+
+
+def _sse_events(text: str) -> list[dict[str, Any]]:
+    """The events of a Server-Sent Events body (comments and retry-only blocks skipped)."""
+    events = []
+    for block in text.split("\n\n"):
+        event: dict[str, Any] = {}
+        data: list[str] = []
+        for line in block.split("\n"):
+            if not line or line.startswith(":"):
+                continue
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if field == "data":
+                data.append(value)
+            elif field == "retry":
+                event["retry"] = int(value)
+            elif field in ("id", "event"):
+                event[field] = value
+        if data:
+            events.append({**event, "data": "\n".join(data)})
+    return events
+
+
+def _check_stream(what: str, keys: tuple[str, ...], body: bytes) -> None:
+    """Each event against the stream's per-event schema, its data against ``Envelope``."""
+    envelope = _validator(("components", "schemas", "Envelope"))
+    for event in _sse_events(body.decode()):
+        per_event = _validator((*keys, "content", SSE, "schema"))
+        errors = [e.message for e in per_event.iter_errors(event)]
+        errors += [e.message for e in envelope.iter_errors(json.loads(event["data"]))]
+        assert not errors, f"{what}: an event breaks its schema: {errors[:3]}\n{event}"
 
 
 def _check_headers(what: str, response: dict[str, Any], headers: Mapping[str, str]) -> None:

@@ -49,11 +49,19 @@ def test_the_fast_path_copies_the_command() -> None:
     assert SUBMIT.load_fast({"command": {}}) == {"command": {}, "expected_version": None}
 
 
+class _Fraction:
+    """A JSON number with a fraction or exponent, as written (the reference reads it late)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
 def _strict_reference(raw: bytes) -> Any:
     """What a strict UTF-8 JSON reader must answer, step by step and slowly: no BOM, no
     UTF-16/32 (RFC 8259 section 8.1's sniff), valid UTF-8, one JSON value (the stdlib
     with NaN refused), then no key twice in any object, then no lone surrogate in any
     string. Objects are read as lists of pairs, so nothing is lost before the checks."""
+    import decimal
     import json
 
     from service.http.body import BadBody, _no_constants
@@ -65,7 +73,12 @@ def _strict_reference(raw: bytes) -> Any:
     except UnicodeDecodeError:
         raise BadBody("invalid_encoding", "") from None
     try:
-        tree = json.loads(text, parse_constant=_no_constants, object_pairs_hook=lambda p: ("obj", p))
+        tree = json.loads(
+            text,
+            parse_constant=_no_constants,
+            object_pairs_hook=lambda p: ("obj", p),
+            parse_float=_Fraction,
+        )
     except (ValueError, RecursionError):
         raise BadBody("malformed_json", "") from None
 
@@ -86,6 +99,11 @@ def _strict_reference(raw: bytes) -> Any:
             return {k: build(v) for k, v in node[1]}
         if isinstance(node, list):
             return [build(item) for item in node]
+        if isinstance(node, _Fraction):  # a whole number in any spelling is that integer
+            value = float(node.text)
+            exact = decimal.Decimal(node.text)
+            whole = abs(value) <= 2**63 and exact == exact.to_integral_value()
+            return int(exact) if whole else value
         return node
 
     data = build(tree)
