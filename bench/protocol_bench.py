@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -249,6 +250,28 @@ def report(pairs: dict[int, list[tuple[Run, Run]]], args: argparse.Namespace) ->
               f"{met(statistics.median(p99) <= P99_TARGET)}")
 
 
+def report_baseline(
+    pairs: dict[int, list[tuple[Run, Run]]], before: dict[int, list[Run]], args: argparse.Namespace
+) -> None:
+    """This tree's API against the baseline's (``--baseline``), paired per repeat."""
+    print(f"\nbefore = the API of {args.baseline} {' '.join(args.baseline_env)}; after = this tree")
+    for clients, runs in pairs.items():
+        old = before[clients]
+        print(f"C={clients}")
+        rows = (
+            ("total req/s / bare", [b.rate for b, _ in runs], [o.rate / b.rate for (b, _), o in zip(runs, old)],
+             [p.rate / b.rate for b, p in runs]),
+            ("command p99 / bare p99", None,
+             [o.p("command", 0.99) / b.p("command", 0.99) for (b, _), o in zip(runs, old)],
+             [p.p("command", 0.99) / b.p("command", 0.99) for b, p in runs]),
+            ("server CPU us/request", None, [o.server_cpu_us for o in old], [p.server_cpu_us for _, p in runs]),
+            ("Redis CPU us/request", None, [o.redis_cpu_us for o in old], [p.redis_cpu_us for _, p in runs]),
+        )
+        for name, _, b, a in rows:
+            change = [y / x for x, y in zip(b, a)]
+            print(f"  {name:<24} before {spread(b):>22}  after {spread(a):>22}  after/before {spread(change)}")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add = parser.add_argument
@@ -259,6 +282,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--workers", type=int, default=default_workers(), help="gunicorn workers per server")
     add("--no-streams", action="store_true", help="protocol clients open no event stream")
     add("--worker-class", choices=tuple(WORKER_CLASSES), default="gevent")
+    add("--baseline", help="a source tree (e.g. `git archive main` unpacked) whose API runs "
+        "as a third server, interleaved with the others: before/after figures")
+    add("--baseline-env", nargs="*", default=[], metavar="KEY=VALUE",
+        help="environment of the baseline API only (e.g. TABLETOP_RECENT_APPENDS=0)")
     return parser.parse_args(argv)
 
 
@@ -278,19 +305,29 @@ def main(argv: list[str] | None = None) -> int:
             # The limiters stay on, as shipped, with limits this load never reaches.
             "TABLETOP_RATE_LIMIT_PER_MINUTE": str(10**9),
             "TABLETOP_CREATE_LIMIT_PER_MINUTE": str(10**9),
+            "TABLETOP_MAX_OPEN_GAMES_PER_CLIENT": "0",  # every client shares one address
         }
         client = redis.Redis.from_url(redis_server.url)
         pairs: dict[int, list[tuple[Run, Run]]] = {c: [] for c in args.connections}
-        with server(env, args, BARE_APP) as bare, server(env, args) as api:
-            load(bare, client, False, max(args.connections), args.warmup)
-            load(api, client, True, max(args.connections), args.warmup)
+        before: dict[int, list[Run]] = {c: [] for c in args.connections}
+        baseline_env = {**env, **dict(kv.split("=", 1) for kv in args.baseline_env)}
+        with contextlib.ExitStack() as stack:
+            bare = stack.enter_context(server(env, args, BARE_APP))
+            api = stack.enter_context(server(env, args))
+            old = stack.enter_context(server(baseline_env, args, cwd=args.baseline)) if args.baseline else None
+            for target, protocol in ((bare, False), (api, True), (old, True)):
+                if target is not None:
+                    load(target, client, protocol, max(args.connections), args.warmup)
             for repeat in range(args.repeats):
                 for clients in args.connections:
-                    order = [(False, bare), (True, api)]
-                    runs = {p: load(s, client, p, clients, args.duration)
-                            for p, s in (order if repeat % 2 == 0 else order[::-1])}
-                    b, p = runs[False], runs[True]
+                    order = [("bare", bare), ("api", api)] + ([("old", old)] if old else [])
+                    shift = repeat % len(order)  # rotate who goes first
+                    runs = {name: load(s, client, name != "bare", clients, args.duration)
+                            for name, s in order[shift:] + order[:shift]}
+                    b, p = runs["bare"], runs["api"]
                     pairs[clients].append((b, p))
+                    if old:
+                        before[clients].append(runs["old"])
                     print(
                         f"repeat {repeat + 1} C={clients}: bare {b.rate:.0f} req/s p99 "
                         f"{b.p('command', 0.99):.1f} ms; protocol {p.rate:.0f} req/s, commands p99 "
@@ -298,11 +335,20 @@ def main(argv: list[str] | None = None) -> int:
                         f"{p.p('command', 0.99) / b.p('command', 0.99):.2f}x",
                         flush=True,
                     )
-                    for bad in (b.tally.bad + p.tally.bad)[:3]:
+                    if old:
+                        o = runs["old"]
+                        print(f"  baseline API {o.rate:.0f} req/s, commands p99 "
+                              f"{o.p('command', 0.99):.1f} ms; ratios {o.rate / b.rate:.2f} "
+                              f"{o.p('command', 0.99) / b.p('command', 0.99):.2f}x", flush=True)
+                    for bad in [x for r in runs.values() for x in r.tally.bad][:3]:
                         print("  unexpected:", bad)
         client.close()
     report(pairs, args)
-    return 1 if any(r.tally.bad for rs in pairs.values() for pair in rs for r in pair) else 0
+    if args.baseline:
+        report_baseline(pairs, before, args)
+    runs = [r for rs in pairs.values() for pair in rs for r in pair]
+    runs += [r for rs in before.values() for r in rs]
+    return 1 if any(r.tally.bad for r in runs) else 0
 
 
 if __name__ == "__main__":

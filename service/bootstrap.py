@@ -17,7 +17,7 @@ from events.feed import shards_from_env
 from events.redis_store import RedisEventStore
 from service.app.application import Application, Notifier
 from service.app.open_games import OpenGames
-from service.runner import shared
+from service.runner import pid, shared
 from service.settings import Settings
 
 
@@ -83,6 +83,12 @@ class _Pool(redis.ConnectionPool):
     here), which measured about 2 % of a command's CPU in the API bench."""
 
     get_connection = getattr(redis.ConnectionPool.get_connection, "__wrapped__", redis.ConnectionPool.get_connection)
+
+    def _checkpid(self) -> None:
+        # redis-py compares os.getpid() with the pool's on every call (two system calls
+        # per command); the id held in memory changes exactly when the process forks.
+        if self.pid != pid.current():
+            super()._checkpid()
 
 
 def build(settings: Settings | None = None, notifier: Notifier | None = None, client: Any = None) -> Services:

@@ -315,11 +315,17 @@ class Application:
 
     def seat_of(self, game_id: str, token: str | None) -> int | None:
         """The seat a token holds (None without a token: a spectator); Unauthenticated for a bad one."""
+        return self.seat_and_table(game_id, token)[0]
+
+    def seat_and_table(self, game_id: str, token: str | None) -> tuple[int | None, Table | None]:
+        """:meth:`seat_of`, with the table at the game's head it was checked on (None
+        without a token): a read hands it on to :class:`Queries`, so it loads the table once."""
         if not token:
-            return None
+            return None, None
         # Reads check against the current table: a cached one might still hold a token
         # whose seat was given up and taken by someone else.
-        return self.authenticate(self.tables.load(game_id), game_id, token)
+        table = self.tables.load(game_id)
+        return self.authenticate(table, game_id, token), table
 
     def authenticate(self, table: Table, game_id: str, token: str | None) -> int:
         """The seat ``token`` holds at ``table``; Unauthenticated otherwise (never says why

@@ -27,14 +27,14 @@ bp.url_value_preprocessor(games.check_game_id)
 @bp.get("/<game_id>")
 def view(game_id: str) -> Response:
     query = body.query(schemas.VIEW_QUERY)
-    seat = auth.caller_seat(game_id)
+    seat, table = auth.caller_seat_and_table(game_id)
     if "at" in query:
         if "wait" in query or "after" in query:
             raise Problem(400, "invalid_parameter", "at cannot be combined with wait or after")
         ratelimit.charge(ratelimit.REPLAY)  # a fold of the history up to ``at``
         document = context.queries().view(game_id, seat, at=query["at"])
     else:
-        document = context.queries().view(game_id, seat)
+        document = context.queries().view(game_id, seat, table=table)
         wait = min(query.get("wait", 0.0), context.settings().long_poll_max_s)
         after = query.get("after", versions.if_none_match_version())
         after = document["version"] if after is None else after
@@ -47,8 +47,8 @@ def view(game_id: str) -> Response:
 @bp.get("/<game_id>/legal")
 def legal(game_id: str) -> Response:
     body.no_query()
-    seat = auth.caller_seat(game_id)
-    return _conditional(context.queries().legal(game_id, seat))
+    seat, table = auth.caller_seat_and_table(game_id)
+    return _conditional(context.queries().legal(game_id, seat, table))
 
 
 @bp.post("/<game_id>/commands")
