@@ -84,6 +84,11 @@ class Run:
     seconds: float
     server_cpu_us: float
     redis_cpu_us: float
+    client_cpu_share: float
+    """CPU the load generator spent, as a share of one core over the run."""
+    redis_calls: float
+    """Redis commands per request (``INFO commandstats``; a script's own calls included):
+    the same however busy the machine is."""
 
     @property
     def rate(self) -> float:
@@ -202,13 +207,22 @@ def load(target: Server, client: Any, protocol: bool, clients: int, seconds: flo
         await asyncio.gather(*(one(host, int(port), i, stop_at, tally) for i in range(clients)))
 
     server_before, redis_before = target.cpu_seconds(), redis_cpu_seconds(client)
-    started = time.perf_counter()
+    calls_before = redis_calls(client)
+    started, client_before = time.perf_counter(), time.process_time()
     asyncio.run(everyone())
     elapsed = time.perf_counter() - started
+    client_share = (time.process_time() - client_before) / elapsed
     n = max(tally.requests, 1)
     server_cpu = 1e6 * (target.cpu_seconds() - server_before) / n
     redis_cpu = 1e6 * (redis_cpu_seconds(client) - redis_before) / n
-    return Run(tally, elapsed, server_cpu, redis_cpu)
+    calls = (redis_calls(client) - calls_before) / n
+    return Run(tally, elapsed, server_cpu, redis_cpu, client_share, calls)
+
+
+def redis_calls(client: Any) -> int:
+    """Commands Redis ran so far, but this bench's own INFO calls."""
+    stats = client.info("commandstats")
+    return sum(v["calls"] for k, v in stats.items() if k != "cmdstat_info")
 
 
 def spread(values: list[float]) -> str:
@@ -223,7 +237,8 @@ def report(pairs: dict[int, list[tuple[Run, Run]]], args: argparse.Namespace) ->
     for clients, runs in pairs.items():
         bares, protos = [b for b, _ in runs], [p for _, p in runs]
         print(f"\nC={clients}")
-        print(f"  {'':<22}{'req/s':>22}{'p50 ms':>20}{'p99 ms':>20}{'server CPU/req us':>26}")
+        print(f"  {'':<22}{'req/s':>22}{'p50 ms':>20}{'p99 ms':>20}{'server CPU/req us':>26}"
+              f"{'Redis calls/req':>22}")
         rows = (("bare POST (one XADD)", bares, "command", True),
                 ("protocol, all", protos, None, True),
                 ("protocol, commands", protos, "command", False),
@@ -232,9 +247,10 @@ def report(pairs: dict[int, list[tuple[Run, Run]]], args: argparse.Namespace) ->
         for name, group, kind, whole in rows:
             rate = spread([r.rate for r in group]) if whole else ""
             cpu = spread([r.server_cpu_us for r in group]) if whole else ""
+            calls = spread([r.redis_calls for r in group]) if whole else ""
             print(
                 f"  {name:<22}{rate:>22}{spread([r.p(kind, 0.5) for r in group]):>20}"
-                f"{spread([r.p(kind, 0.99) for r in group]):>20}{cpu:>26}"
+                f"{spread([r.p(kind, 0.99) for r in group]):>20}{cpu:>26}{calls:>22}"
             )
         commands = sum(len(p.tally.latencies["command"]) for p in protos)
         reads = sum(len(p.tally.latencies["legal"]) + len(p.tally.latencies["view"]) for p in protos)
@@ -266,6 +282,7 @@ def report_baseline(
              [p.p("command", 0.99) / b.p("command", 0.99) for b, p in runs]),
             ("server CPU us/request", None, [o.server_cpu_us for o in old], [p.server_cpu_us for _, p in runs]),
             ("Redis CPU us/request", None, [o.redis_cpu_us for o in old], [p.redis_cpu_us for _, p in runs]),
+            ("Redis calls/request", None, [o.redis_calls for o in old], [p.redis_calls for _, p in runs]),
         )
         for name, _, b, a in rows:
             change = [y / x for x, y in zip(b, a)]
@@ -285,7 +302,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--baseline", help="a source tree (e.g. `git archive main` unpacked) whose API runs "
         "as a third server, interleaved with the others: before/after figures")
     add("--baseline-env", nargs="*", default=[], metavar="KEY=VALUE",
-        help="environment of the baseline API only (e.g. TABLETOP_RECENT_APPENDS=0)")
+        help="environment of the baseline API only (e.g. TABLETOP_RATE_LIMIT_PER_MINUTE=0)")
     return parser.parse_args(argv)
 
 
@@ -332,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
                         f"repeat {repeat + 1} C={clients}: bare {b.rate:.0f} req/s p99 "
                         f"{b.p('command', 0.99):.1f} ms; protocol {p.rate:.0f} req/s, commands p99 "
                         f"{p.p('command', 0.99):.1f} ms; ratios {p.rate / b.rate:.2f} "
-                        f"{p.p('command', 0.99) / b.p('command', 0.99):.2f}x",
+                        f"{p.p('command', 0.99) / b.p('command', 0.99):.2f}x; load generator CPU "
+                        f"{b.client_cpu_share:.0%} / {p.client_cpu_share:.0%} of a core",
                         flush=True,
                     )
                     if old:

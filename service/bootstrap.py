@@ -17,7 +17,7 @@ from events.feed import shards_from_env
 from events.redis_store import RedisEventStore
 from service.app.application import Application, Notifier
 from service.app.open_games import OpenGames
-from service.runner import pid, shared
+from service.runner import pid
 from service.settings import Settings
 
 
@@ -109,12 +109,10 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
     client = client if client is not None else redis_client(settings.redis_url)
     queue_client = _queue_client(settings, client, needed=notifier is None)
     feed_shards = None if notifier is not None or isinstance(client, RedisCluster) else shards_from_env()
-    recent = shared.recent_appends if settings.recent_appends > 0 else None
     store = RedisEventStore(
         client,
         prefix=settings.key_prefix,
         feed_shards=feed_shards,
-        recent=recent,
         idempotency_ttl_s=settings.idempotency_ttl_s,
         archive=LazyArchive(settings.archive_url or None),
     )

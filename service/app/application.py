@@ -256,7 +256,7 @@ class Application:
         if expected is not None and key is None and table.version != expected:
             # Behind the client (another process took the last command): catch up first,
             # so the token is checked once, on the table the command is decided on.
-            table = self.tables.catch_up(game_id, table, expected)
+            table = self.tables.load(game_id)
         try:
             seat, actor = identify(table)
         except (Unauthenticated, Forbidden):
@@ -273,7 +273,7 @@ class Application:
             if earlier is not None:
                 return earlier
         if table.version != expected:
-            table = self.tables.catch_up(game_id, table, expected)  # the client may be right
+            table = self.tables.load(game_id)  # the client may be right
             seat, actor = identify(table)
         if table.version != expected:
             raise StaleVersion(f"the game is at version {table.version}, not {expected}", table.version)
@@ -384,7 +384,7 @@ class Application:
             )
         except VersionConflict:
             pass  # another process revealed it first
-        self.tables.catch_up(game_id, table, table.version + 1)  # SeedRevealed, from the board if held
+        self.tables.load(game_id)  # with SeedRevealed
 
     def _recall(self, game_id: str, key: str, actor: JSON, command: Any, seat: int) -> Outcome | None:
         """The outcome of an earlier call with the (scoped) ``key``, if there was one,

@@ -30,7 +30,7 @@ What these workers add to gunicorn's:
   since every idle stream is a file descriptor.
 
 Patching early: this module (loaded by the master to find the worker class), the
-config module and ``service.runner.shared`` import nothing of the app; ``tabletop
+config module and ``service.runner.pid`` import nothing of the app; ``tabletop
 serve`` starts the master in a fresh interpreter (``service.runner.gunicorn``) for the
 same reason. A gevent worker's first act after the fork is ``gevent.monkey.patch_all``;
 the app (Flask, redis-py, prometheus_client) is imported after it.
