@@ -125,14 +125,27 @@ class WriteBench:
             ).last_version
         self.versions[i] = version
 
-    def round(self) -> dict[str, float]:
-        """One round: events/s of raw, raw pipelined and ours, back to back."""
+    def round(self) -> dict[str, tuple[float, float]]:
+        """One round of raw, raw pipelined and ours, back to back: for each, events/s and
+        the CPU per event (this process and Redis, in µs: what the kernel accounted, so
+        it holds however busy the machine is, unlike the rate)."""
         runs: dict[str, Callable[[int], None]] = {
             "raw": lambda i: self.raw(i, False),
             "raw pipelined": lambda i: self.raw(i, True),
             "ours": self.ours,
         }
-        return {name: self.events / run_clients(self.clients, work) for name, work in runs.items()}
+        out = {}
+        for name, work in runs.items():
+            cpu_before, redis_before = time.process_time(), redis_cpu(self.client)
+            seconds = run_clients(self.clients, work)
+            cpu = time.process_time() - cpu_before + redis_cpu(self.client) - redis_before
+            out[name] = (self.events / seconds, 1e6 * cpu / self.events)
+        return out
+
+
+def redis_cpu(client: redis.Redis) -> float:
+    info: dict[str, Any] = client.info("cpu")  # type: ignore[assignment]
+    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def split_singles(batches: Sequence[Batch]) -> list[Batch]:
@@ -156,11 +169,14 @@ def bench_writes(client: redis.Redis, prefix: str, batches: list[Batch], args: a
         ):
             bench = WriteBench(client, prefix, data, clients)
             rounds = [bench.round() for _ in range(args.rounds)]
-            ratios = [r["ours"] / r[baseline] for r in rounds]
+            ratios = [r["ours"][0] / r[baseline][0] for r in rounds]
+            costs = [r[baseline][1] / r["ours"][1] for r in rounds]
             target = f"   {verdict(ratios, 0.70)}" if shape == "1 event/append" else ""
             print(
-                f"append, {clients} client(s), {shape:<15} ours {spread([r['ours'] for r in rounds])} ev/s, "
-                f"{baseline} {spread([r[baseline] for r in rounds])} ev/s; ratio {spread(ratios)}{target}"
+                f"append, {clients} client(s), {shape:<15} ours {spread([r['ours'][0] for r in rounds])} ev/s, "
+                f"{baseline} {spread([r[baseline][0] for r in rounds])} ev/s; ratio {spread(ratios)}{target}\n"
+                f"    CPU per event (client + Redis): ours {spread([r['ours'][1] for r in rounds])} µs, "
+                f"{baseline} {spread([r[baseline][1] for r in rounds])} µs; {baseline}/ours {spread(costs)}"
             )
 
 
