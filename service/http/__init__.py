@@ -28,6 +28,7 @@ from service.http import (
     audit,
     catalogue,
     context,
+    cors,
     history,
     lobby,
     metrics,
@@ -37,6 +38,7 @@ from service.http import (
     problems,
     ratelimit,
     security,
+    tickets,
     waits,
 )
 from service.settings import Settings
@@ -75,10 +77,13 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     if settings.trusted_proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     metrics.register(app)  # first: the timer starts before any other hook can refuse
+    cors.register(app, settings.cors_origins)  # before the limiter: preflights are free
     ratelimit.register(app, ratelimit.limiters(services.redis, services.store.prefix, settings))
     problems.register(app)
     security.register(app)
     waits.install(app, services)
+    tickets.install(app, services)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(tickets.bp)
     return app
