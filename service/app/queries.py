@@ -29,7 +29,9 @@ class Queries:
         self.tables = tables
         self.store = tables.store
 
-    def view(self, game_id: str, seat: int | None, at: int | None = None, table: Table | None = None) -> JSON:
+    def view(
+        self, game_id: str, seat: int | None, at: int | None = None, table: Table | None = None
+    ) -> JSON:
         """The view of ``seat`` (None = spectator), now or at version ``at``. ``table``: the
         game's table as loaded at its head earlier in the same request (the token check
         does: ``Application.seat_and_table``), so that a read costs one load, not two."""
@@ -48,7 +50,9 @@ class Queries:
             table = evolve_table(game, table, envelope.to_event(), envelope.version, envelope.time)
         return table
 
-    def legal(self, game_id: str, seat: int | None, compact: bool = False, table: Table | None = None) -> JSON:
+    def legal(
+        self, game_id: str, seat: int | None, compact: bool = False, table: Table | None = None
+    ) -> JSON:
         """Who must act and, for a seat, every command it may send now: enumerated, or
         with ``compact`` each k-of-n pick as one choice (``engine.choices``), from the
         same table load (``table``: as for :meth:`view`)."""
