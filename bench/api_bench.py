@@ -88,14 +88,15 @@ def redis_cpu_seconds(client: Any) -> float:
 
 @contextmanager
 def server(
-    env: dict[str, str], args: argparse.Namespace, app: str | None = None
+    env: dict[str, str], args: argparse.Namespace, app: str | None = None, cwd: str | Path = ROOT
 ) -> Iterator[Server]:
-    """``tabletop serve`` (optionally of another app factory) until the block ends."""
+    """``tabletop serve`` (optionally of another app factory, or of the source tree in
+    ``cwd``) until the block ends."""
     port = free_port()
     argv = [sys.executable, "-m", "service.cli", "serve", "--bind", f"127.0.0.1:{port}"]
     argv += ["--workers", str(args.workers), "--worker-class", args.worker_class]
     argv += ["--app", app] if app else []
-    process = subprocess.Popen(argv, env=env, cwd=ROOT, process_group=0, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(argv, env=env, cwd=cwd, process_group=0, stderr=subprocess.DEVNULL)
     try:
         _wait_for_port(port)
         yield Server(f"http://127.0.0.1:{port}", process)

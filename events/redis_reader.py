@@ -32,7 +32,6 @@ from events.keys import GameKeys, check_prefix
 from events.port import Head, Snapshot
 from events.reading import decode, decode_texts, redact_all, stored_dicts
 from events.redaction import Viewer, sees_everything
-from events.recent import RecentAppends
 from events.upcasting import Upcasters, default_upcasters
 
 if TYPE_CHECKING:  # the archive (SQLAlchemy) is imported only where one is configured
@@ -48,15 +47,11 @@ class RedisEventReader:
         *,
         prefix: str | None = None,
         upcasters: Upcasters | None = None,
-        recent: RecentAppends | None = None,
         archive: ArchiveStore | None = None,
     ) -> None:
-        """``recent``: the board of this host's recent appends that
-        :meth:`read_recent` looks at (None: it always answers None). ``archive``: where
-        games that Redis no longer holds are read from (None: nowhere)."""
+        """``archive``: where games that Redis no longer holds are read from (None: nowhere)."""
         self._redis = client
         self.archive = archive
-        self._recent = recent
         self._prefix = check_prefix(defaults.key_prefix_from_env() if prefix is None else prefix)
         self._upcasters = upcasters or default_upcasters()
         self._text = bool(client.get_encoder().decode_responses)
@@ -159,20 +154,6 @@ class RedisEventReader:
         if out and last is None:
             self._remember(game_id, out[-1].version, out[-1].hash)
         return redact_all(out, viewer, finished)
-
-    def read_recent(self, game_id: str, after_version: int) -> list[Envelope] | None:
-        """The events after ``after_version`` that this host's board of recent appends
-        holds (``events.recent``), decoded like :meth:`read_range` for ADMIN; None when
-        it holds none right after ``after_version``. No round trip to Redis, so it may
-        stop short of the head: for a caller that knows which version it needs."""
-        texts = self._recent.since(self._prefix + game_id, after_version) if self._recent else None
-        if not texts:
-            return None
-        envelopes = decode_texts(texts, self._upcasters)
-        if envelopes[0].version != after_version + 1 or envelopes[-1].version != after_version + len(texts):
-            return None  # never expected (the board holds acknowledged runs): trust Redis then
-        self._remember(game_id, envelopes[-1].version, envelopes[-1].hash)
-        return envelopes
 
     def _xrange_and_head(self, keys: GameKeys, start: str, stop: str) -> tuple[list[Any], bool, bool]:
         """Entries, whether the game ended, whether Redis holds its head -- one round trip."""

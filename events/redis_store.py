@@ -53,7 +53,6 @@ from events.redis_reader import RedisEventReader
 from events.schemas import SchemaRegistry, default_registry
 from events.scripts import APPEND, SAVE_SNAPSHOT, Script
 from events.sealing import CommitKey
-from events.recent import RecentAppends
 from events.upcasting import Upcasters
 
 if TYPE_CHECKING:  # the archive (SQLAlchemy) is imported only where one is configured
@@ -72,7 +71,6 @@ class RedisEventStore(RedisEventReader):
         registry: SchemaRegistry | None = None,
         upcasters: Upcasters | None = None,
         feed_shards: int | None = None,
-        recent: RecentAppends | None = None,
         idempotency_ttl_s: int = defaults.IDEMPOTENCY_TTL_S,
         archive: ArchiveStore | None = None,
     ) -> None:
@@ -80,10 +78,8 @@ class RedisEventStore(RedisEventReader):
         after the append that ends it (set in that very script; 0: never).
         ``feed_shards``: publish each append to the projection feed with that many
         shards, inside the append script (None: don't; see the module docstring).
-        ``recent``: a board shared with this host's other server processes, where each
-        acknowledged batch is left for them (see ``events.recent``).
         ValueError for a shard count below 1 or with a cluster client."""
-        super().__init__(client, prefix=prefix, upcasters=upcasters, recent=recent, archive=archive)
+        super().__init__(client, prefix=prefix, upcasters=upcasters, archive=archive)
         if feed_shards is not None and (feed_shards < 1 or _is_cluster(client)):
             raise ValueError("feed_shards needs a positive count and a standalone Redis")
         self._feed_shards = feed_shards
@@ -262,8 +258,6 @@ class RedisEventStore(RedisEventReader):
             self._remember(game.id, reply[1], last_hash)
             if seed is not None:
                 self._cache_commit_key(commit_key)
-            if self._recent is not None:
-                self._recent.post(self._prefix + game.id, expected + 1, texts)
             return AppendResult(game.id, expected + 1, reply[1], last_hash)
         status = _decoded(status)
         if status == "dup":

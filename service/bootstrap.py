@@ -17,7 +17,7 @@ from events.feed import shards_from_env
 from events.redis_store import RedisEventStore
 from service.app.application import Application, Notifier
 from service.app.open_games import OpenGames
-from service.runner import shared
+from service.runner import pid
 from service.settings import Settings
 
 
@@ -84,6 +84,12 @@ class _Pool(redis.ConnectionPool):
 
     get_connection = getattr(redis.ConnectionPool.get_connection, "__wrapped__", redis.ConnectionPool.get_connection)
 
+    def _checkpid(self) -> None:
+        # redis-py compares os.getpid() with the pool's on every call (two system calls
+        # per command); the id held in memory changes exactly when the process forks.
+        if self.pid != pid.current():
+            super()._checkpid()
+
 
 def build(settings: Settings | None = None, notifier: Notifier | None = None, client: Any = None) -> Services:
     """Everything a process needs, from ``settings`` (default: the environment).
@@ -103,12 +109,10 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
     client = client if client is not None else redis_client(settings.redis_url)
     queue_client = _queue_client(settings, client, needed=notifier is None)
     feed_shards = None if notifier is not None or isinstance(client, RedisCluster) else shards_from_env()
-    recent = shared.recent_appends if settings.recent_appends > 0 else None
     store = RedisEventStore(
         client,
         prefix=settings.key_prefix,
         feed_shards=feed_shards,
-        recent=recent,
         idempotency_ttl_s=settings.idempotency_ttl_s,
         archive=LazyArchive(settings.archive_url or None),
     )

@@ -35,11 +35,6 @@ class Settings:
     snapshot_every: int = 100
     """Write a state snapshot when the history grew by this many events."""
 
-    recent_appends: int = 1024
-    """Games whose latest appends the API's worker processes on one host share in memory,
-    so a process catches up on another's command without a Redis read (``events.recent``);
-    0 = off."""
-
     rate_limit_per_minute: int = 600
     """Requests per minute allowed per verified identity: a seat (its token checked), the
     admin token, else the client address; 0 = off."""

@@ -256,7 +256,7 @@ class Application:
         if expected is not None and key is None and table.version != expected:
             # Behind the client (another process took the last command): catch up first,
             # so the token is checked once, on the table the command is decided on.
-            table = self.tables.catch_up(game_id, table, expected)
+            table = self.tables.load(game_id)
         try:
             seat, actor = identify(table)
         except (Unauthenticated, Forbidden):
@@ -273,7 +273,7 @@ class Application:
             if earlier is not None:
                 return earlier
         if table.version != expected:
-            table = self.tables.catch_up(game_id, table, expected)  # the client may be right
+            table = self.tables.load(game_id)  # the client may be right
             seat, actor = identify(table)
         if table.version != expected:
             raise StaleVersion(f"the game is at version {table.version}, not {expected}", table.version)
@@ -315,11 +315,17 @@ class Application:
 
     def seat_of(self, game_id: str, token: str | None) -> int | None:
         """The seat a token holds (None without a token: a spectator); Unauthenticated for a bad one."""
+        return self.seat_and_table(game_id, token)[0]
+
+    def seat_and_table(self, game_id: str, token: str | None) -> tuple[int | None, Table | None]:
+        """:meth:`seat_of`, with the table at the game's head it was checked on (None
+        without a token): a read hands it on to :class:`Queries`, so it loads the table once."""
         if not token:
-            return None
+            return None, None
         # Reads check against the current table: a cached one might still hold a token
         # whose seat was given up and taken by someone else.
-        return self.authenticate(self.tables.load(game_id), game_id, token)
+        table = self.tables.load(game_id)
+        return self.authenticate(table, game_id, token), table
 
     def authenticate(self, table: Table, game_id: str, token: str | None) -> int:
         """The seat ``token`` holds at ``table``; Unauthenticated otherwise (never says why
@@ -378,7 +384,7 @@ class Application:
             )
         except VersionConflict:
             pass  # another process revealed it first
-        self.tables.catch_up(game_id, table, table.version + 1)  # SeedRevealed, from the board if held
+        self.tables.load(game_id)  # with SeedRevealed
 
     def _recall(self, game_id: str, key: str, actor: JSON, command: Any, seat: int) -> Outcome | None:
         """The outcome of an earlier call with the (scoped) ``key``, if there was one,

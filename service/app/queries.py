@@ -13,7 +13,7 @@ from typing import Any
 from engine.errors import RuleViolation
 from engine.model import JSON
 from engine.registry import get_game
-from engine.table import evolve_table
+from engine.table import Table, evolve_table
 from events.redaction import ADMIN, SPECTATOR, Viewer
 from service.app import documents
 from service.app.tables import TableRepository
@@ -29,9 +29,13 @@ class Queries:
         self.tables = tables
         self.store = tables.store
 
-    def view(self, game_id: str, seat: int | None, at: int | None = None) -> JSON:
-        """The view of ``seat`` (None = spectator), now or at version ``at``."""
-        table = self.tables.load(game_id)
+    def view(
+        self, game_id: str, seat: int | None, at: int | None = None, table: Table | None = None
+    ) -> JSON:
+        """The view of ``seat`` (None = spectator), now or at version ``at``. ``table``: the
+        game's table as loaded at its head earlier in the same request (the token check
+        does: ``Application.seat_and_table``), so that a read costs one load, not two."""
+        table = table or self.tables.load(game_id)
         if at is not None:
             table = self.table_at(game_id, at, table.version)
         return documents.view_document(game_id, table, seat)
@@ -46,11 +50,13 @@ class Queries:
             table = evolve_table(game, table, envelope.to_event(), envelope.version, envelope.time)
         return table
 
-    def legal(self, game_id: str, seat: int | None, compact: bool = False) -> JSON:
+    def legal(
+        self, game_id: str, seat: int | None, compact: bool = False, table: Table | None = None
+    ) -> JSON:
         """Who must act and, for a seat, every command it may send now: enumerated, or
         with ``compact`` each k-of-n pick as one choice (``engine.choices``), from the
-        same table load."""
-        table = self.tables.load(game_id)
+        same table load (``table``: as for :meth:`view`)."""
+        table = table or self.tables.load(game_id)
         game = get_game(table.game)
         running = table.status == "running"
         to_act = game.to_act(table.state) if running else {}

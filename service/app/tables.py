@@ -15,7 +15,7 @@ from typing import Any
 
 from engine.game import Game
 from engine.registry import get_game
-from engine.table import Table, evolve_table
+from engine.table import Table
 from events.errors import GameNotFound as StoreGameNotFound
 from events.loading import load_table
 from events.redis_store import RedisEventStore
@@ -53,22 +53,6 @@ class TableRepository:
             raise GameNotFound(f"no game {game_id!r}", game_id=game_id) from None
         self.remember(game_id, table)
         return table
-
-    def catch_up(self, game_id: str, table: Table, version: int) -> Table:
-        """The table at exactly ``version`` if this host's board of recent appends holds
-        the events from ``table`` (one this process holds) up to it -- no round trip --
-        else the table at the current head (:meth:`load`). The first may be behind the
-        head: for a caller about to act on ``version``, whose append the script refuses
-        if the game has moved on."""
-        if table.version < version:
-            recent = self.store.read_recent(game_id, table.version)
-            if recent is not None and recent[-1].version >= version:
-                game = get_game(table.game)
-                for envelope in recent[: version - table.version]:
-                    table = evolve_table(game, table, envelope.to_event(), envelope.version, envelope.time)
-                self.remember(game_id, table)
-                return table
-        return self.load(game_id)
 
     def remember(self, game_id: str, table: Table) -> None:
         """Cache ``table`` unless a newer one is cached already."""

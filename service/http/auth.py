@@ -66,6 +66,15 @@ def caller_seat(game_id: str) -> int | None:
     return context.application().seat_of(game_id, token)
 
 
+def caller_seat_and_table(game_id: str) -> tuple[int | None, Table | None]:
+    """:func:`caller_seat`, with the table at the head it was checked on (None for a
+    spectator or the admin): the read then builds its answer from it, one load in all."""
+    token = bearer_token()
+    if token is None or is_admin(token):
+        return None, None
+    return context.application().seat_and_table(game_id, token)
+
+
 def required_token() -> str:
     """The caller's seat token, for commands and leaving: 401 without one, 403 for the admin."""
     token = bearer_token()

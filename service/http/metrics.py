@@ -28,6 +28,10 @@ from prometheus_client import (
 )
 from prometheus_client import multiprocess
 
+from service.runner import pid
+
+pid.fast_multiprocess_values()  # before the metrics below are made
+
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 REQUESTS = Counter(

@@ -31,7 +31,7 @@ bp.url_value_preprocessor(games.check_game_id)
 @bp.get("/<game_id>")
 def view(game_id: str) -> Response:
     query = body.query(schemas.VIEW_QUERY)
-    seat = auth.caller_seat(game_id)
+    seat, table = auth.caller_seat_and_table(game_id)
     if "seat" in query:
         seat = _finished_seat(game_id, query["seat"])
     if "at" in query:
@@ -40,7 +40,7 @@ def view(game_id: str) -> Response:
         ratelimit.charge(ratelimit.REPLAY)  # a fold of the history up to ``at``
         document = context.queries().view(game_id, seat, at=query["at"])
     else:
-        document = context.queries().view(game_id, seat)
+        document = context.queries().view(game_id, seat, table=table)
         wait = min(query.get("wait", 0.0), context.settings().long_poll_max_s)
         after = query.get("after", versions.if_none_match_version())
         after = document["version"] if after is None else after
@@ -54,8 +54,8 @@ def view(game_id: str) -> Response:
 def legal(game_id: str) -> Response:
     # No query is the hot path (bots, scripts): the schema only runs when one is given.
     compact = http_request.args and body.query(schemas.LEGAL_QUERY)["form"] == schemas.COMPACT
-    seat = auth.caller_seat(game_id)
-    return _conditional(context.queries().legal(game_id, seat, compact=bool(compact)))
+    seat, table = auth.caller_seat_and_table(game_id)
+    return _conditional(context.queries().legal(game_id, seat, compact=bool(compact), table=table))
 
 
 @bp.post("/<game_id>/commands")

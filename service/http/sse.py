@@ -89,9 +89,11 @@ def event_stream(
         if not batch:
             yield ": heartbeat\n\n"
             continue
-        read = True  # a full batch may leave more behind
-        for envelope in batch:
-            yield format_event(envelope)
+        # Only a full batch may leave more behind; after a shorter one the hub says
+        # when there is more (it reads from ``after``), which spares an empty read per batch.
+        read = len(batch) >= BATCH
+        # One chunk per batch: the server writes each chunk with its own send.
+        yield "".join(format_event(envelope) for envelope in batch)
         after = batch[-1].version
         if batch[-1].type == FINAL_EVENT:
             return

@@ -54,6 +54,10 @@ ERROR_PAUSE_S = 0.5
 IDLE_EXIT_S = 10.0
 """The reader ends after this long without waiters (the next waiter starts a new one)."""
 
+REGROUP_S = 0.002
+"""Seconds the reader waits after waking waiters before its next XREAD (see ``_run``):
+at most this much delay for an event, against a round trip per re-registered waiter."""
+
 WAKE_TTL_S = 3_600
 """The wake stream expires this long after its last wake-up (a hub that died leaves none)."""
 
@@ -83,6 +87,9 @@ class StreamHub:
         self._waiters: dict[bytes, list[_Waiter]] = {}
         self._inflight: dict[bytes, int] = {}  # what the XREAD now running covers
         self._woken = False  # a wake-up was sent for the XREAD now running
+        # No XREAD running (the reader is between two, or idle): a new waiter needs no
+        # wake-up, the reader names it in its next XREAD.
+        self._between = True
         self._work = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -101,7 +108,7 @@ class StreamHub:
         with self._lock:
             self._waiters.setdefault(key, []).append(waiter)
             covered = key in self._inflight and self._inflight[key] <= after
-            must_wake = not covered and not self._woken and self._thread is not None
+            must_wake = not (covered or self._between or self._woken) and self._thread is not None
             if must_wake:
                 self._woken = True
             self._ensure_reader()
@@ -143,6 +150,7 @@ class StreamHub:
                 streams = {key: min(w.after for w in ws) for key, ws in self._waiters.items()}
                 self._inflight = streams
                 self._woken = False
+                self._between = not streams
                 if not streams and time.monotonic() - idle_since > IDLE_EXIT_S:
                     self._thread = None  # under the lock: the next waiter starts a reader
                     return
@@ -156,14 +164,23 @@ class StreamHub:
             try:
                 reply = self._redis.xread(request, count=1, block=HUB_BLOCK_MS)
             except Exception as error:  # Redis down: wake everyone, they read and fail or retry
+                with self._lock:
+                    self._between = True
                 log.warning("stream hub: XREAD failed: %r", error)
                 self._wake_all()
                 time.sleep(ERROR_PAUSE_S)
                 continue
-            self._deliver(_entries(reply))
+            if self._deliver(_entries(reply)):
+                # The woken waiters read their events and most wait again at once: give
+                # them a moment to do so before the next XREAD, so that it names them
+                # (each one that came after it started would cost a wake-up round trip).
+                time.sleep(REGROUP_S)
 
-    def _deliver(self, firsts: Iterable[tuple[bytes, bytes]]) -> None:
+    def _deliver(self, firsts: Iterable[tuple[bytes, bytes]]) -> bool:
+        """Wake the waiters the XREAD answered; True if it woke any."""
+        woke = False
         with self._lock:
+            self._between = True
             for key, entry_id in firsts:
                 if key == self._wake_key:
                     self._wake_id = entry_id
@@ -178,12 +195,14 @@ class StreamHub:
                 for waiter in waiters:
                     if waiter.after < version:
                         waiter.event.set()
+                        woke = True
                     else:
                         still.append(waiter)
                 if still:
                     self._waiters[key] = still
                 else:
                     del self._waiters[key]
+        return woke
 
     def _wake_all(self) -> None:
         with self._lock:

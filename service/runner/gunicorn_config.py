@@ -10,8 +10,7 @@ then import the app, so no module holds an unpatched socket, lock or ssl referen
   timeouts, problem+json for the server's own rejections, no ``Server`` banner
   (``service.runner.server``). ``tabletop serve --worker-class gthread`` gives the old
   thread-per-request model (``threads`` below), for comparison.
-- ``on_starting`` makes the board of recent appends (``events.recent``) in the master,
-  before the workers fork, so that they all share it (``TABLETOP_RECENT_APPENDS``).
+- ``on_starting`` raises the open-file limit in the master (the workers inherit it).
 - ``post_fork``: a worker dies with its master (``PR_SET_PDEATHSIG``), so a master
   killed -9 leaves no worker behind.
 - With ``PROMETHEUS_MULTIPROC_DIR`` set (an empty writable directory, in the
@@ -81,15 +80,7 @@ def post_fork(server: Any, worker: Any) -> None:
 
 
 def on_starting(server: Any) -> None:
-    """Raise the open-file limit (inherited by the workers); share a board of recent
-    appends between the workers (more than one, and not switched off): made here, in
-    the master, so every worker forked later maps it (``service.runner.shared``)."""
-    from events.recent import RecentAppends
-    from service.runner import shared
+    """Raise the open-file limit (inherited by the workers: every idle stream is a file)."""
     from service.runner.server import raise_open_file_limit
-    from service.settings import Settings
 
     raise_open_file_limit()
-    slots = Settings.from_env().recent_appends
-    if slots > 0 and server.cfg.workers > 1:
-        shared.recent_appends = RecentAppends.create(slots)

@@ -30,7 +30,7 @@ What these workers add to gunicorn's:
   since every idle stream is a file descriptor.
 
 Patching early: this module (loaded by the master to find the worker class), the
-config module and ``service.runner.shared`` import nothing of the app; ``tabletop
+config module and ``service.runner.pid`` import nothing of the app; ``tabletop
 serve`` starts the master in a fresh interpreter (``service.runner.gunicorn``) for the
 same reason. A gevent worker's first act after the fork is ``gevent.monkey.patch_all``;
 the app (Flask, redis-py, prometheus_client) is imported after it.
@@ -327,7 +327,37 @@ class ThreadWorker(_Hardened, _ThreadWorker):  # type: ignore[misc]
         self._harden()
 
 
+ACCEPT_PAUSE_S = 0.0005
+"""Seconds a gevent worker of several stops accepting after each connection it accepted."""
+
+
+def _taking_turns_server() -> type:
+    """gevent's ``StreamServer`` that pauses accepting for :data:`ACCEPT_PAUSE_S` after
+    each connection, for servers with several worker processes.
+
+    Why: the workers share one listening socket and race for every connection, and a
+    kept-alive connection stays with the worker that won it. Without a pause a burst
+    of connections (clients starting together) often went *all* to one worker while
+    the other idled (measured: 32 of 32 client connections on one worker in several
+    runs of ``bench.protocol_bench``), so one core did the work of two. With it, a
+    worker that just accepted leaves the next connection to the others; if none takes
+    it within the pause, it accepts it itself (a new connection waits at most that long).
+    """
+    from gevent.server import StreamServer
+
+    class TakingTurnsServer(StreamServer):  # type: ignore[misc]
+        def do_handle(self, *args: Any) -> None:
+            super().do_handle(*args)
+            if self.started:
+                self.stop_accepting()
+                self._timer = self.loop.timer(ACCEPT_PAUSE_S)
+                self._timer.start(self._start_accepting_if_started)
+
+    return TakingTurnsServer
+
+
 def _gevent_worker() -> type:
+    from gunicorn.workers import ggevent
     from gunicorn.workers.ggevent import GeventWorker as _GeventWorker
 
     class GeventWorker(_Hardened, _GeventWorker):  # type: ignore[misc, valid-type]
@@ -342,6 +372,13 @@ def _gevent_worker() -> type:
         def load_wsgi(self) -> None:
             super().load_wsgi()
             self._harden()
+
+        def run(self) -> None:
+            if self.cfg.workers > 1:
+                # gunicorn's run() builds its StreamServer from this module global (it sets
+                # max_accept = 1 there too): take turns with the other workers.
+                ggevent.StreamServer = _taking_turns_server()
+            super().run()
 
         def timeout_ctx(self) -> Any:
             # gunicorn uses this around reading each request's line and headers (and the

@@ -1,0 +1,373 @@
+"""The whole play protocol, as real clients speak it, against a bare Flask + XADD endpoint.
+
+    .venv/bin/python -m bench.protocol_bench [--connections 8 32] [--duration 5]
+                                             [--repeats 5] [--workers N]
+
+One throwaway Redis (AOF ``everysec``, like ``tabletop up``) and two servers started
+exactly as ``tabletop serve`` starts them (gunicorn, ``--worker-class gevent``, the
+worker count it picks: 2 here): the tabletop API, and ``bench.bare_app`` whose one
+endpoint parses a JSON body and does one XADD. One asyncio load generator
+(``bench.http_client``: a keep-alive connection per client) drives both.
+
+A protocol client plays as a real client does: it creates its own 2-player
+Schlitzohr game and takes both seats (``POST /v1/games``, ``POST .../seats``), keeps
+an event stream (SSE) open on it, and then, turn by turn: reads the view when the
+turn passes to the other seat (what that seat's client does when its stream says
+so), reads ``/legal`` when the kinds it may send need parameters (move, place,
+inspect), and sends the command with ``If-Match``; a finished game is followed by a
+new one. A bare client POSTs the same kind of body to ``/bare`` in a loop.
+
+Each repeat runs, for every connection count, one bare and one protocol run back to
+back (their order alternating between repeats), so load from other processes hits
+both alike; ratios are taken per pair and summarised as median (min-max):
+
+- total requests/s, protocol / bare: target >= 0.75;
+- command p99 / bare p99: target <= 1.5x.
+
+Exit status 1 if any run had an unexpected answer (its figures would flatter us).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from bench.api_bench import BARE_APP, PREFIX, Server, redis_cpu_seconds, server
+from bench.http_client import Connection
+from events.redis_server import RedisServer
+from service.cli.serve import default_workers
+from service.runner.gunicorn import WORKER_CLASSES
+
+THROUGHPUT_TARGET, P99_TARGET = 0.75, 1.5
+PARAMETER_KINDS = frozenset({"move", "place", "inspect"})
+"""Schlitzohr command kinds that carry parameters (a client reads ``/legal`` first)."""
+JSON_HEADERS = {"Content-Type": "application/json"}
+STREAMS = True
+"""Whether protocol clients keep an event stream open on their game (``--no-streams``)."""
+
+
+@dataclass
+class Tally:
+    """What one run's clients measured: latencies (s) per request kind, and failures."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    bad: list[str] = field(default_factory=list)
+    streams: int = 0
+
+    def add(self, kind: str, seconds: float) -> None:
+        self.latencies[kind].append(seconds)
+
+    @property
+    def requests(self) -> int:
+        return sum(map(len, self.latencies.values()))
+
+
+@dataclass(frozen=True)
+class Run:
+    """One load run of one endpoint."""
+
+    tally: Tally
+    seconds: float
+    server_cpu_us: float
+    redis_cpu_us: float
+    client_cpu_share: float
+    """CPU the load generator spent, as a share of one core over the run."""
+    redis_calls: float
+    """Redis commands per request (``INFO commandstats``; a script's own calls included):
+    the same however busy the machine is."""
+
+    @property
+    def rate(self) -> float:
+        return self.tally.requests / self.seconds
+
+    def p(self, kind: str | None, q: float) -> float:
+        """Latency percentile ``q`` in ms of ``kind`` (None: all requests)."""
+        values = (
+            [v for vs in self.tally.latencies.values() for v in vs]
+            if kind is None
+            else self.tally.latencies[kind]
+        )
+        if not values:
+            return float("nan")
+        values = sorted(values)
+        return 1e3 * values[min(len(values) - 1, int(q * len(values)))]
+
+
+async def timed(
+    tally: Tally, kind: str, conn: Connection, method: str, path: str,
+    headers: dict[str, str], body: bytes = b"", ok: tuple[int, ...] = (200, 201),
+) -> Any:
+    started = time.perf_counter()
+    answer = await conn.request(method, path, headers, body)
+    tally.add(kind, time.perf_counter() - started)
+    if answer.status not in ok:
+        tally.bad.append(f"{method} {path}: {answer.status} {answer.body[:200]!r}")
+        return None
+    return json.loads(answer.body) if answer.body else None
+
+
+async def play_games(host: str, port: int, index: int, stop_at: float, tally: Tally) -> None:
+    """One protocol client: games of its own, one after the other, until ``stop_at``."""
+    conn, pick = Connection(host, port), random.Random(index)
+    try:
+        while time.perf_counter() < stop_at and not tally.bad:
+            await play_one(conn, host, port, pick, stop_at, tally)
+    finally:
+        await conn.close()
+
+
+async def play_one(
+    conn: Connection, host: str, port: int, pick: random.Random, stop_at: float, tally: Tally
+) -> None:
+    body = json.dumps({"game": "schlitzohr", "players": 2}).encode()
+    created = await timed(tally, "create", conn, "POST", "/v1/games", JSON_HEADERS, body)
+    if created is None:
+        return
+    game_id = created["game_id"]
+    tokens, view = [], None
+    for seat in (0, 1):
+        joined = await timed(
+            tally, "join", conn, "POST", f"/v1/games/{game_id}/seats", JSON_HEADERS,
+            json.dumps({"name": f"p{seat}", "seat": seat}).encode(),
+        )
+        if joined is None:
+            return
+        tokens.append({"Authorization": f"Bearer {joined['token']}"})
+        view = joined["view"]
+    stream = asyncio.create_task(
+        Connection(host, port).stream(f"/v1/games/{game_id}/events/stream", tokens[0])
+        if STREAMS else asyncio.sleep(0)
+    )
+    tally.streams += STREAMS
+    last_seat = 1  # the second join answered seat 1's view
+    try:
+        while view["status"] == "running" and time.perf_counter() < stop_at:
+            (seat_text, kinds), = view["to_act"].items()
+            seat = int(seat_text)
+            auth = tokens[seat]
+            if seat != last_seat:  # its stream told this seat's client: it reads its view
+                view = await timed(tally, "view", conn, "GET", f"/v1/games/{game_id}", auth)
+                if view is None:
+                    return
+                last_seat = seat
+            if PARAMETER_KINDS.intersection(kinds):
+                legal = await timed(tally, "legal", conn, "GET", f"/v1/games/{game_id}/legal", auth)
+                if legal is None:
+                    return
+                command = pick.choice(legal["commands"])
+            else:
+                command = {"kind": pick.choice(kinds)}
+            headers = {**auth, **JSON_HEADERS, "If-Match": f'"{view["version"]}"'}
+            outcome = await timed(
+                tally, "command", conn, "POST", f"/v1/games/{game_id}/commands", headers,
+                json.dumps({"command": command}).encode(),
+            )
+            if outcome is None:
+                return
+            view = outcome["view"]
+    finally:
+        stream.cancel()
+        await asyncio.gather(stream, return_exceptions=True)
+
+
+async def post_bare(host: str, port: int, index: int, stop_at: float, tally: Tally) -> None:
+    """One bare client: the same kind of body to ``/bare``, one after the other."""
+    conn = Connection(host, port)
+    body = json.dumps({"command": {"kind": "roll"}}).encode()
+    headers = {**JSON_HEADERS, "Authorization": "Bearer bench", "If-Match": '"1"'}
+    try:
+        while time.perf_counter() < stop_at and not tally.bad:
+            await timed(tally, "command", conn, "POST", "/bare", headers, body)
+    finally:
+        await conn.close()
+
+
+def load(target: Server, client: Any, protocol: bool, clients: int, seconds: float) -> Run:
+    """``clients`` concurrent clients against ``target`` for ``seconds``."""
+    host, port = target.url.removeprefix("http://").split(":")
+    tally = Tally()
+    one = play_games if protocol else post_bare
+
+    async def everyone() -> None:
+        stop_at = time.perf_counter() + seconds
+        await asyncio.gather(*(one(host, int(port), i, stop_at, tally) for i in range(clients)))
+
+    server_before, redis_before = target.cpu_seconds(), redis_cpu_seconds(client)
+    calls_before = redis_calls(client)
+    started, client_before = time.perf_counter(), time.process_time()
+    asyncio.run(everyone())
+    elapsed = time.perf_counter() - started
+    client_share = (time.process_time() - client_before) / elapsed
+    n = max(tally.requests, 1)
+    server_cpu = 1e6 * (target.cpu_seconds() - server_before) / n
+    redis_cpu = 1e6 * (redis_cpu_seconds(client) - redis_before) / n
+    calls = (redis_calls(client) - calls_before) / n
+    return Run(tally, elapsed, server_cpu, redis_cpu, client_share, calls)
+
+
+def redis_calls(client: Any) -> int:
+    """Commands Redis ran so far, but this bench's own INFO calls."""
+    stats = client.info("commandstats")
+    return sum(v["calls"] for k, v in stats.items() if k != "cmdstat_info")
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def report(pairs: dict[int, list[tuple[Run, Run]]], args: argparse.Namespace) -> None:
+    print(
+        f"\n{args.workers} gunicorn {args.worker_class} workers per server; {args.duration} s per "
+        f"run; {args.repeats} repeats; figures are median (min-max) over the repeats"
+    )
+    for clients, runs in pairs.items():
+        bares, protos = [b for b, _ in runs], [p for _, p in runs]
+        print(f"\nC={clients}")
+        print(f"  {'':<22}{'req/s':>22}{'p50 ms':>20}{'p99 ms':>20}{'server CPU/req us':>26}"
+              f"{'Redis calls/req':>22}")
+        rows = (("bare POST (one XADD)", bares, "command", True),
+                ("protocol, all", protos, None, True),
+                ("protocol, commands", protos, "command", False),
+                ("protocol, /legal", protos, "legal", False),
+                ("protocol, views", protos, "view", False))
+        for name, group, kind, whole in rows:
+            rate = spread([r.rate for r in group]) if whole else ""
+            cpu = spread([r.server_cpu_us for r in group]) if whole else ""
+            calls = spread([r.redis_calls for r in group]) if whole else ""
+            print(
+                f"  {name:<22}{rate:>22}{spread([r.p(kind, 0.5) for r in group]):>20}"
+                f"{spread([r.p(kind, 0.99) for r in group]):>20}{cpu:>26}{calls:>22}"
+            )
+        commands = sum(len(p.tally.latencies["command"]) for p in protos)
+        reads = sum(len(p.tally.latencies["legal"]) + len(p.tally.latencies["view"]) for p in protos)
+        games = sum(len(p.tally.latencies["create"]) for p in protos)
+        print(f"  reads per command {reads / max(commands, 1):.2f}; games {games}; "
+              f"streams {sum(p.tally.streams for p in protos)}")
+        throughput = [p.rate / b.rate for b, p in runs]
+        p99 = [p.p("command", 0.99) / b.p("command", 0.99) for b, p in runs]
+        met = lambda ok: "met" if ok else "MISSED"  # noqa: E731
+        print(f"  total req/s ratio  {spread(throughput)}   target >= {THROUGHPUT_TARGET}: "
+              f"{met(statistics.median(throughput) >= THROUGHPUT_TARGET)}")
+        print(f"  command p99 ratio  {spread(p99)}   target <= {P99_TARGET}x: "
+              f"{met(statistics.median(p99) <= P99_TARGET)}")
+
+
+def report_baseline(
+    pairs: dict[int, list[tuple[Run, Run]]], before: dict[int, list[Run]], args: argparse.Namespace
+) -> None:
+    """This tree's API against the baseline's (``--baseline``), paired per repeat."""
+    print(f"\nbefore = the API of {args.baseline} {' '.join(args.baseline_env)}; after = this tree")
+    for clients, runs in pairs.items():
+        old = before[clients]
+        print(f"C={clients}")
+        rows = (
+            ("total req/s / bare", [b.rate for b, _ in runs], [o.rate / b.rate for (b, _), o in zip(runs, old)],
+             [p.rate / b.rate for b, p in runs]),
+            ("command p99 / bare p99", None,
+             [o.p("command", 0.99) / b.p("command", 0.99) for (b, _), o in zip(runs, old)],
+             [p.p("command", 0.99) / b.p("command", 0.99) for b, p in runs]),
+            ("server CPU us/request", None, [o.server_cpu_us for o in old], [p.server_cpu_us for _, p in runs]),
+            ("Redis CPU us/request", None, [o.redis_cpu_us for o in old], [p.redis_cpu_us for _, p in runs]),
+            ("Redis calls/request", None, [o.redis_calls for o in old], [p.redis_calls for _, p in runs]),
+        )
+        for name, _, b, a in rows:
+            change = [y / x for x, y in zip(b, a)]
+            print(f"  {name:<24} before {spread(b):>22}  after {spread(a):>22}  after/before {spread(change)}")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add = parser.add_argument
+    add("--connections", type=int, nargs="+", default=[8, 32], help="concurrent clients")
+    add("--duration", type=float, default=5.0, help="seconds per run")
+    add("--repeats", type=int, default=5, help="pairs of runs per connection count")
+    add("--warmup", type=float, default=2.0, help="seconds of warm-up per server")
+    add("--workers", type=int, default=default_workers(), help="gunicorn workers per server")
+    add("--no-streams", action="store_true", help="protocol clients open no event stream")
+    add("--worker-class", choices=tuple(WORKER_CLASSES), default="gevent")
+    add("--baseline", help="a source tree (e.g. `git archive main` unpacked) whose API runs "
+        "as a third server, interleaved with the others: before/after figures")
+    add("--baseline-env", nargs="*", default=[], metavar="KEY=VALUE",
+        help="environment of the baseline API only (e.g. TABLETOP_RATE_LIMIT_PER_MINUTE=0)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    global STREAMS
+    STREAMS = not args.no_streams
+    aof = {"appendonly": "yes", "appendfsync": "everysec"}
+    with (
+        tempfile.TemporaryDirectory(prefix="tt-protocol-bench-") as tmp,
+        RedisServer(directory=Path(tmp) / "redis", config=aof) as redis_server,
+    ):
+        env = {
+            **os.environ,
+            "TABLETOP_REDIS_URL": redis_server.url,
+            "TABLETOP_KEY_PREFIX": PREFIX,
+            # The limiters stay on, as shipped, with limits this load never reaches.
+            "TABLETOP_RATE_LIMIT_PER_MINUTE": str(10**9),
+            "TABLETOP_CREATE_LIMIT_PER_MINUTE": str(10**9),
+            "TABLETOP_MAX_OPEN_GAMES_PER_CLIENT": "0",  # every client shares one address
+        }
+        client = redis.Redis.from_url(redis_server.url)
+        pairs: dict[int, list[tuple[Run, Run]]] = {c: [] for c in args.connections}
+        before: dict[int, list[Run]] = {c: [] for c in args.connections}
+        baseline_env = {**env, **dict(kv.split("=", 1) for kv in args.baseline_env)}
+        with contextlib.ExitStack() as stack:
+            bare = stack.enter_context(server(env, args, BARE_APP))
+            api = stack.enter_context(server(env, args))
+            old = stack.enter_context(server(baseline_env, args, cwd=args.baseline)) if args.baseline else None
+            for target, protocol in ((bare, False), (api, True), (old, True)):
+                if target is not None:
+                    load(target, client, protocol, max(args.connections), args.warmup)
+            for repeat in range(args.repeats):
+                for clients in args.connections:
+                    order = [("bare", bare), ("api", api)] + ([("old", old)] if old else [])
+                    shift = repeat % len(order)  # rotate who goes first
+                    runs = {name: load(s, client, name != "bare", clients, args.duration)
+                            for name, s in order[shift:] + order[:shift]}
+                    b, p = runs["bare"], runs["api"]
+                    pairs[clients].append((b, p))
+                    if old:
+                        before[clients].append(runs["old"])
+                    print(
+                        f"repeat {repeat + 1} C={clients}: bare {b.rate:.0f} req/s p99 "
+                        f"{b.p('command', 0.99):.1f} ms; protocol {p.rate:.0f} req/s, commands p99 "
+                        f"{p.p('command', 0.99):.1f} ms; ratios {p.rate / b.rate:.2f} "
+                        f"{p.p('command', 0.99) / b.p('command', 0.99):.2f}x; load generator CPU "
+                        f"{b.client_cpu_share:.0%} / {p.client_cpu_share:.0%} of a core",
+                        flush=True,
+                    )
+                    if old:
+                        o = runs["old"]
+                        print(f"  baseline API {o.rate:.0f} req/s, commands p99 "
+                              f"{o.p('command', 0.99):.1f} ms; ratios {o.rate / b.rate:.2f} "
+                              f"{o.p('command', 0.99) / b.p('command', 0.99):.2f}x", flush=True)
+                    for bad in [x for r in runs.values() for x in r.tally.bad][:3]:
+                        print("  unexpected:", bad)
+        client.close()
+    report(pairs, args)
+    if args.baseline:
+        report_baseline(pairs, before, args)
+    runs = [r for rs in pairs.values() for pair in rs for r in pair]
+    runs += [r for rs in before.values() for r in rs]
+    return 1 if any(r.tally.bad for r in runs) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""This process's id, kept in memory and refreshed after every fork.
+
+Why: redis-py's connection pool (``_checkpid``) and prometheus_client's multiprocess
+values check ``os.getpid()`` on every call to notice a fork, and that system call
+showed among the largest self-time entries of a request (py-spy, API worker). The id
+only changes in a forked child, so :func:`current` answers from memory and
+``os.register_at_fork`` refreshes it in every child (``os.fork`` runs the hooks;
+gevent's and multiprocessing's forks go through it, RQ's work horses too).
+
+Kept free of heavy imports: the gunicorn master may import it.
+"""
+
+from __future__ import annotations
+
+import os
+
+_pid = os.getpid()
+
+
+def _refresh() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+os.register_at_fork(after_in_child=_refresh)
+
+
+def current() -> int:
+    """``os.getpid()``, without the system call."""
+    return _pid
+
+
+def fast_multiprocess_values() -> None:
+    """Make prometheus_client's multiprocess values (when ``PROMETHEUS_MULTIPROC_DIR`` is
+    set) check for a fork with :func:`current` instead of ``os.getpid``. Call before the
+    first metric is made (their values are built from ``values.ValueClass`` then)."""
+    from prometheus_client import values
+
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get("prometheus_multiproc_dir"):
+        values.ValueClass = values.MultiProcessValue(process_identifier=current)
