@@ -27,7 +27,9 @@ from tabletop_client.types import (
     GameList,
     Joined,
     Legal,
+    LegalCompact,
     PlayerTotals,
+    StreamTicket,
     Verification,
     View,
 )
@@ -130,6 +132,21 @@ class TabletopClient(Transport):
     def legal(self, game_id: str, *, token: str | None = None) -> Legal:
         """Who must act, and every command the caller's seat may send now."""
         return cast(Legal, self.get_json(f"/v1/games/{game_id}/legal", token=token))
+
+    def legal_compact(self, game_id: str, *, token: str | None = None) -> LegalCompact:
+        """As :meth:`legal`, with each k-of-n pick (an inspect) described once as a
+        :class:`CommandChoice` instead of one command per combination."""
+        params = {"form": "compact"}
+        path = f"/v1/games/{game_id}/legal"
+        return cast(LegalCompact, self.get_json(path, token=token, params=params))
+
+    def stream_ticket(self, game_id: str, *, token: str) -> StreamTicket:
+        """A single-use ticket that opens this game's stream as ``token``'s seat with
+        ``?ticket=`` (for a client that cannot send headers on a stream; this client
+        sends the bearer header and needs none). Not retried: a lost answer's ticket
+        just expires."""
+        path = f"/v1/games/{game_id}/stream-tickets"
+        return cast(StreamTicket, self.request("POST", path, token=token, retry=False).json())
 
     # -- history -----------------------------------------------------------------
 

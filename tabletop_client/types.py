@@ -200,6 +200,39 @@ class Legal(TypedDict):
     commands: list[Command]
 
 
+# The functional form: ``from`` is a keyword, so it cannot be a class attribute.
+Choice = TypedDict(
+    "Choice", {"field": str, "from": list[int], "count": int, "order": Literal["ascending"]}
+)
+"""``count`` distinct items of ``from`` put into ``field``, sent in ascending order."""
+
+
+class CommandChoice(TypedDict):
+    """A k-of-n pick described once (``/legal?form=compact``): every command that puts
+    ``choose.count`` items of ``choose.from`` into ``choose.field``; other fields as given."""
+
+    kind: str
+    choose: Choice
+
+
+class LegalCompact(TypedDict):
+    game_id: str
+    version: int
+    status: Status
+    you: int | None
+    to_act: ToAct
+    commands: list[Command | CommandChoice]
+
+
+class StreamTicket(TypedDict):
+    """Opens this game's stream once, within ``expires_in`` seconds: for clients (browsers'
+    ``EventSource``) that cannot send an ``Authorization`` header on a stream."""
+
+    ticket: str
+    seat: int | None
+    expires_in: int
+
+
 class OutcomeEvent(TypedDict):
     type: str
     data: dict[str, Any]

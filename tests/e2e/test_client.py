@@ -121,6 +121,20 @@ def test_refusals_are_typed_exceptions_with_the_problem_code(client: TabletopCli
     assert stale.value.current_version == ada.version > acted_on
 
 
+def test_compact_legal_and_a_stream_ticket_through_the_client(client: TabletopClient) -> None:
+    game_id = client.create_game("schlitzohr", 2)["game_id"]
+    ada, _bob = client.join(game_id, "ada"), client.join(game_id, "bob")
+    full = client.legal(game_id, token=ada.token)
+    compact = client.legal_compact(game_id, token=ada.token)
+    assert compact["version"] == full["version"]
+    # At a turn's start nothing is a k-of-n pick: both forms list the same commands.
+    assert compact["commands"] == full["commands"] == [{"kind": "roll"}, {"kind": "joker"}]
+    ticket = client.stream_ticket(game_id, token=ada.token)
+    assert ticket["seat"] == 0 and ticket["expires_in"] > 0 and ticket["ticket"] not in ada.token
+    with pytest.raises(Unauthorized):
+        client.stream_ticket(game_id, token=f"{game_id}.0.not-a-token")
+
+
 def test_a_stale_command_is_resent_at_the_current_version_only_if_still_legal(
     client: TabletopClient,
 ) -> None:
