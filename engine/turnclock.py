@@ -34,6 +34,9 @@ from engine.errors import RuleViolation
 INVALID_CLOCK = "invalid_clock"
 """Rule-violation code of a bad ``clock`` at game creation (stable, part of the API)."""
 
+TIMED_OUT = "turn_timed_out"
+"""Rule-violation code of a command for a decision whose timeout is already recorded."""
+
 FORFEIT = "forfeit"
 BOT_POLICIES = ("bot:random", "bot:greedy")
 """Bot levels that may decide for a timed-out seat: both are pure functions of the seat's

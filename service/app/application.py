@@ -38,7 +38,7 @@ from engine.table import (
     seat_taken,
     turn_timed_out,
 )
-from engine.turnclock import check_clock
+from engine.turnclock import TIMED_OUT, check_clock
 from events.envelope import SYSTEM, bot_actor, seat_actor, timeout_actor
 from events.errors import IdempotencyKeyReused, VersionConflict
 from events.port import GameRef
@@ -332,6 +332,10 @@ class Application:
             raise StaleVersion(f"the game is at version {table.version}, not {expected}", table.version)
         try:
             self._check_running(table)
+            if table.clock is not None and table.clock.pending is not None and actor.get("kind") != "timeout":
+                # The clock's policy owns this decision now (service.app.timeouts): a late
+                # command would break the history's rule that the decision follows.
+                raise RuleViolation(TIMED_OUT, "this turn timed out: the clock's policy is deciding it")
             game = get_game(table.game)
             if rules is not None:
                 events = rules(table, seat)

@@ -22,6 +22,7 @@ from events.audit.replay import table_at
 from events.audit.verify import load_envelopes, verify_lines
 from events.clock import TIME_FORMAT
 from events.keys import CLOCKS_DUE, prefixed
+from events.redaction import SPECTATOR
 from events.redis_store import RedisEventStore
 from service.app.application import Application
 from service.app.notify import BotQueue, RedisNotifier
@@ -224,3 +225,39 @@ def test_the_index_holds_the_next_deadline_and_drops_finished_games(
     assert handle_due(app, game_id, clock.ms) == "timed_out"
     assert app.queries.view(game_id, None)["status"] == "finished"
     assert redis_client.zscore(due, game_id) is None
+
+
+def test_a_late_command_for_a_timed_out_decision_is_refused(app: Application, clock: ManualClock) -> None:
+    game_id, tokens = people_game(app, "schlitzohr", {"per_decision_s": 1, "policy": "bot:greedy"})
+    view = app.queries.view(game_id, None)
+    seat = int(next(iter(view["to_act"])))
+    clock.advance(2)
+
+    def late_move() -> None:
+        legal = app.queries.legal(game_id, seat)["commands"]
+        with pytest.raises(RuleViolation) as refused:
+            app.submit(game_id, tokens[seat], legal[0], app.queries.view(game_id, None)["version"])
+        assert refused.value.code == "turn_timed_out"
+
+    handle_due(app, game_id, clock.ms, between_steps=late_move)
+    verified_so_far = [json.loads(t) for t in app.store.stored_texts(game_id)]
+    kinds = [e["actor"]["kind"] for e in verified_so_far if e["version"] > view["version"]]
+    assert kinds[0] == "system" and set(kinds[1:]) == {"timeout"}
+
+
+def test_a_timeout_reveals_nothing_hidden_to_other_seats_or_spectators(app: Application, clock: ManualClock) -> None:
+    game_id, _ = people_game(app, "abluxxen", {"per_decision_s": 1, "policy": "bot:greedy"})
+    seat = int(next(iter(app.queries.view(game_id, None)["to_act"])))
+    clock.advance(2)
+    assert handle_due(app, game_id, clock.ms) == "timed_out"
+    other = 1 - seat
+    for viewer, sees_command in ((other, False), (SPECTATOR, False), (seat, True)):
+        events = app.queries.history(game_id, viewer, 0, 1000)["events"]
+        timed = next(e for e in events if e["type"] == "TurnTimedOut")
+        assert set(timed["data"]) == {"seat", "policy", "deadline"} and timed["private"] is None
+        decision = [e for e in events if e["actor"]["kind"] == "timeout"]
+        assert decision and all((e["command"] is not None) == sees_command for e in decision)
+        for e in decision:
+            if e["private"] is not None:
+                assert viewer in e["visible_to"]
+    assert app.queries.view(game_id, other)["status"] == "running"  # hidden facts still hidden
