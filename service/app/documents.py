@@ -10,7 +10,6 @@ events. Nothing here reads Redis.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -19,6 +18,7 @@ from engine.game import Game
 from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.table import FINISHED, Table
+from events.clockview import clock_json, deadlines_json
 
 
 def encode(document: Any) -> str:
@@ -70,34 +70,6 @@ def view_document(game_id: str, table: Table, seat: int | None) -> JSON:
         "clock": clock_json(table),
         "deadlines": deadlines_json(table),
     }
-
-
-def iso_ms(ms: int) -> str:
-    """Unix ms as ISO 8601 UTC with milliseconds and ``Z`` (the envelope time format's shape)."""
-    return datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
-
-def clock_json(table: Table) -> JSON | None:
-    """The turn clock (public): its settings and each seat's reserve left (ms); None
-    for a game without one. ``timed_out``: the seat whose timeout the policy is deciding."""
-    clock = table.clock
-    if clock is None:
-        return None
-    return {
-        **clock.settings_json(),
-        "reserve_left_ms": {str(s): left for s, left in enumerate(clock.reserve_left)},
-        "timed_out": clock.pending,
-    }
-
-
-def deadlines_json(table: Table) -> JSON:
-    """Each seat to act with its deadline, ``{"<seat>": {"at": ISO 8601 UTC (ms),
-    "at_ms": Unix ms}}`` -- a pure function of the events (the times of the events that
-    put the seats to act, ``engine.turnclock``). Empty without a clock or once over."""
-    clock = table.clock
-    if clock is None or table.status != "running":
-        return {}
-    return {str(s): {"at": iso_ms(ms), "at_ms": ms} for s, ms in sorted(clock.deadlines().items())}
 
 
 def events_json(events: Sequence[Event], first_version: int, seat: int | None, finished: bool) -> list[JSON]:

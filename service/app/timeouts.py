@@ -35,9 +35,9 @@ from collections.abc import Callable
 from engine.registry import get_game
 from engine.table import FINISHED, RUNNING, Table
 from engine.timeout import policy_decision
+from events.clockview import iso_ms
 from events.records import engine_rng, timeout_rng
 from service.app.application import Application
-from service.app.documents import iso_ms
 from service.app.errors import Forbidden, GameNotFound, StaleVersion
 
 log = logging.getLogger(__name__)
@@ -74,6 +74,8 @@ def handle_due(
             log.info("game %s: seat %s timed out at version %s", game_id, seat, table.version)
             if between_steps is not None:
                 between_steps()
+        if table.clock is None or table.clock.pending is None:
+            return STALE  # the table we got back is already past the decision: another sweeper's
         _decide(app, game_id, table)
     except (StaleVersion, Forbidden):
         return STALE  # another sweeper, or the seat itself, got there first

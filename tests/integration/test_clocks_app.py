@@ -18,7 +18,7 @@ from support.audit import rehash
 
 from engine.errors import RuleViolation
 from engine.registry import game_names, get_game
-from events.audit.replay import table_at
+from events.audit.replay import table_at, view_at
 from events.audit.verify import load_envelopes, verify_lines
 from events.clock import TIME_FORMAT
 from events.keys import CLOCKS_DUE, prefixed
@@ -115,6 +115,11 @@ def test_deadlines_follow_the_event_times_and_the_reserve(app: Application, cloc
     # The same view rebuilt from the stored events (another process, a replay).
     fresh = Application(app.store).queries.view(game_id, nxt)
     assert fresh["deadlines"] == after["deadlines"]
+    # ... and a replay of the history (tabletop replay, /v1/games/{id}?at=).
+    history = load_envelopes([json.loads(t) for t in app.store.stored_texts(game_id)])
+    replayed = view_at(history, after["version"], nxt)
+    assert replayed["deadlines"] == after["deadlines"] and replayed["clock"] == after["clock"]
+    assert view_at(history, view["version"], None)["deadlines"] == view["deadlines"]
 
 
 @pytest.mark.parametrize("game", game_names())
