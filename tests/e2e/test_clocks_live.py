@@ -14,11 +14,13 @@ import json
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import requests
+from support.clocks import forge_decision
 from support.contract import ContractSession
 from support.http_games import HttpApi, all_events
 from support.live_server import LiveServer
@@ -26,6 +28,8 @@ from support.processes import ROOT, running, service_env, start_tabletop, stop_p
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
 from events.keys import CLOCKS_DUE
+from service.bootstrap import build
+from service.settings import Settings
 
 ADMIN = "clock-e2e-admin-token-0123456789abcdef"
 SETTINGS = {
@@ -174,28 +178,32 @@ def test_a_sweeper_killed_mid_timeout_is_finished_once_by_the_next(deployment: D
 
 
 def test_a_tampered_bot_decision_fails_tabletop_verify(deployment: Deployment, api: HttpApi, tmp_path: Any) -> None:
-    game_id = create(api, "abluxxen", "bot:greedy", {"1": "random"})
+    # A dishonest server: once the idle seat's deadline has passed, it records the
+    # timeout and appends another legal command than the clock's bot chooses, with the
+    # events the rules make of it (well-formed, well-sealed); the sweeper then plays on.
+    game_id = create(api, "abluxxen", "bot:random", {"1": "greedy"})
+    wait_until(
+        lambda: (d := view(api, game_id)["deadlines"].get("0")) and time.time() * 1000 > d["at_ms"],
+        GAME_TIMEOUT_S,
+        "the idle seat's deadline to pass",
+    )
+    svc = build(Settings(redis_url=deployment.env["TABLETOP_REDIS_URL"], key_prefix=deployment.prefix,
+                         queue_name=deployment.server.queue))
+    try:
+        forged_at = forge_decision(svc.app, game_id)
+    finally:
+        svc.redis.close()
     with running(["sweeper"], deployment.env, stderr=subprocess.DEVNULL):
         wait_until(lambda: finished(api, game_id), GAME_TIMEOUT_S, f"{game_id} to finish")
+    report = cli_verify(deployment, game_id)
+    assert not report["ok"] and report["discrepancy"]["version"] == forged_at, report
+    assert report["discrepancy"]["kind"] == "rules"
+    assert api.call("GET", f"/v1/games/{game_id}/verification").body["ok"] is False
+    # The complete export, verified offline, fails the same way.
     export = requests.get(f"{deployment.server.url}/v1/games/{game_id}/export", timeout=30)
-    assert export.status_code == 200
-    lines = [json.loads(line) for line in export.text.splitlines() if line]
-    original = tmp_path / "game.jsonl"
-    original.write_text("".join(json.dumps(e) + "\n" for e in lines))
-    assert _verify_file(deployment, original) == 0
-    from support.audit import rehash
-
-    from engine.registry import get_game
-    from events.audit.replay import table_at
-    from events.audit.verify import load_envelopes
-
-    first = next(e for e in lines if e["actor"]["kind"] == "timeout" and e["command"])
-    table = table_at(load_envelopes(lines), first["version"] - 1)
-    other = next(c for c in get_game("abluxxen").legal_commands(table.state, 0) if c != first["command"])
-    forged = [{**e, "command": other} if e["version"] == first["version"] else e for e in lines]
-    bad = tmp_path / "forged.jsonl"
-    bad.write_text("".join(json.dumps(e) + "\n" for e in rehash(forged)))
-    assert _verify_file(deployment, bad) == 1
+    path = tmp_path / "forged.jsonl"
+    path.write_text(export.text)
+    assert _verify_file(deployment, path) == 1
 
 
 def _verify_file(d: Deployment, path: Any) -> int:

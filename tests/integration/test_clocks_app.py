@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import redis
 from support.audit import rehash
+from support.clocks import Parked, forge_decision, park
 
 from engine.errors import RuleViolation
 from engine.registry import game_names, get_game
@@ -151,7 +152,20 @@ def test_a_seat_that_never_moves_is_timed_out_and_the_game_verifies(
     assert report.commands == len(timeouts)
 
 
-def test_a_tampered_timeout_decision_fails_verification(app: Application, clock: ManualClock) -> None:
+@pytest.mark.parametrize("game", game_names())
+def test_a_tampered_timeout_decision_fails_verification(app: Application, clock: ManualClock, game: str) -> None:
+    game_id, _ = people_game(app, game, {"per_decision_s": 1, "policy": "bot:random"})
+    clock.advance(2)
+    forged_at = forge_decision(app, game_id)
+    while app.queries.view(game_id, None)["status"] != "finished":
+        clock.advance(2)
+        handle_due(app, game_id, clock.ms)
+    report = verify_lines(app.store.stored_texts(game_id))
+    assert not report.ok and report.discrepancy.version == forged_at, report.discrepancy
+    assert report.discrepancy.kind == "rules"
+
+
+def test_a_timeout_decision_with_a_changed_command_fails_verification(app: Application, clock: ManualClock) -> None:
     game_id, _ = people_game(app, "abluxxen", {"per_decision_s": 1, "policy": "bot:greedy"})
     while app.queries.view(game_id, None)["status"] != "finished":
         clock.advance(2)
