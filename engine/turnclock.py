@@ -1,7 +1,8 @@
 """Turn clocks: how long a seat may take over each decision, as a pure fold of event times.
 
-Only people's seats have a clock (bots are bounded by their budget). A game created with a clock (``GameCreated.data.clock``, see :func:`check_clock`) gives
-every seat ``per_decision_ms`` for each decision plus a ``reserve_ms`` for the whole
+Only people's seats have a clock (bots are bounded by their budget). A game created
+with a clock (``GameCreated.data.clock``, see :func:`check_clock`) gives every
+person's seat ``per_decision_ms`` for each decision plus a ``reserve_ms`` for the whole
 game: time a decision takes beyond ``per_decision_ms`` is drawn from the reserve. A
 seat's **deadline** is ``since + per_decision_ms + reserve_left``, where ``since`` is the
 time of the latest event after which the seat had to act.

@@ -16,9 +16,11 @@ import pytest
 import redis
 from support.audit import rehash
 from support.clocks import Parked, forge_decision, park
+from support.redis import delete_prefix, unique_prefix
 
 from engine.errors import RuleViolation
 from engine.registry import game_names, get_game
+from events.audit.importing import import_lines
 from events.audit.replay import table_at, view_at
 from events.audit.verify import load_envelopes, verify_lines
 from events.clock import TIME_FORMAT
@@ -280,3 +282,27 @@ def test_a_timeout_reveals_nothing_hidden_to_other_seats_or_spectators(app: Appl
             if e["private"] is not None:
                 assert viewer in e["visible_to"]
     assert app.queries.view(game_id, other)["status"] == "running"  # hidden facts still hidden
+
+
+def test_a_timed_out_game_exports_imports_and_replays_like_any_other(
+    app: Application, clock: ManualClock, redis_client: redis.Redis
+) -> None:
+    game_id, _ = people_game(app, "schlitzohr", {"per_decision_s": 1, "reserve_s": 1, "policy": "bot:greedy"})
+    while app.queries.view(game_id, None)["status"] != "finished":
+        clock.advance(3)
+        handle_due(app, game_id, clock.ms)
+    texts = app.store.stored_texts(game_id)
+    other_prefix = unique_prefix()
+    try:
+        target = RedisEventStore(redis_client, prefix=other_prefix)
+        imported = import_lines(target, texts)
+        assert imported.game_id == game_id and target.stored_texts(game_id) == texts
+        copy = Application(target)
+        assert copy.queries.view(game_id, None) == app.queries.view(game_id, None)
+        assert verify_lines(target.stored_texts(game_id)).ok
+    finally:
+        delete_prefix(redis_client, other_prefix)
+    # Every version replays, and the timed-out seat's view shows what it saw then.
+    history = load_envelopes([json.loads(t) for t in texts])
+    for version in range(1, len(history) + 1):
+        view_at(history, version, 0)
