@@ -12,7 +12,8 @@ the application, as the API does) and measures, in one run:
 2. **clocks, none due** -- the same pass plus ``sweep_clocks`` with ``--games`` clocked
    games (per decision 1 h), none due: what every pass costs in steady state;
 3. **clocks, some due** -- ``--due`` more clocked games (1 s) whose seat never moves,
-   after their deadline: one pass times them all out (``TurnTimedOut`` + a greedy bot's
+   after their deadline: the passes it takes to time them all out (each pass stops at
+   ``CLOCK_PASS_BUDGET_S``) (``TurnTimedOut`` + a greedy bot's
    decision each, through the command path) -- total and per timeout;
 4. **reference: a scan** -- what finding the due games would cost *without* the index:
    one table load per running game (each from its snapshot or events).
@@ -93,9 +94,12 @@ def main() -> None:
         short = make_games(svc, args.due, SHORT)
         time.sleep(2.5)
         t0 = time.perf_counter()
-        outcomes = sweep_clocks(svc)
+        timed_out = passes_due = 0
+        while timed_out < args.due and passes_due < 100:  # each pass stops at its time budget
+            outcomes = sweep_clocks(svc)
+            timed_out += sum(1 for o in outcomes.values() if o == "timed_out")
+            passes_due += 1
         due_ms = (time.perf_counter() - t0) * 1000
-        timed_out = sum(1 for o in outcomes.values() if o == "timed_out")
         assert timed_out == args.due, outcomes
 
         fresh = build(Settings(redis_url=server.url, key_prefix="bench:"))  # cold table cache
@@ -111,7 +115,7 @@ def main() -> None:
     print(f"  baseline, no clocks (bots + open games)        {base[0]:8.3f} / {base[1]:8.3f}")
     print(f"  with clocks, none due (whole pass)            {quiet[0]:8.3f} / {quiet[1]:8.3f}")
     print(f"  with clocks, none due (clock part only)       {clocks_only[0]:8.3f} / {clocks_only[1]:8.3f}")
-    print(f"  with clocks, {args.due} due (one pass)             {due_ms:8.1f}   = {due_ms / args.due:.2f} ms per timeout")
+    print(f"  with clocks, {args.due} due ({passes_due} passes)           {due_ms:8.1f}   = {due_ms / args.due:.2f} ms per timeout")
     print(f"  reference: scanning every clocked game        {scan_ms:8.1f}   (= {scan_ms * per10k:.0f} ms per 10,000)")
 
 

@@ -113,14 +113,21 @@ def expire_open_games(svc: Services, now: float | None = None) -> list[str]:
     return expired
 
 
+CLOCK_PASS_BUDGET_S = 0.5
+"""Wall-clock time one pass may spend on timeouts; the rest wait for the next pass,
+earliest deadline first. Timeouts cost a few ms each (two appends and a cheap bot), so
+this bounds how long many clocked games -- however many one client keeps going -- can
+hold up the bot recovery and the expiry that share the loop."""
+
 STEP_DELAY_ENV = "TABLETOP_SWEEPER_STEP_DELAY_S"
 """Fault injection for tests only (unset in production): seconds the sweeper waits
 between recording a timeout and deciding it, so a test can kill it right there."""
 
 
 def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
-    """One pass over the due clocked games (at most SWEEP_BATCH, earliest first);
-    returns what happened to each (``service.app.timeouts``). A game that fails is
+    """One pass over the due clocked games (at most SWEEP_BATCH, earliest deadline first,
+    for at most CLOCK_PASS_BUDGET_S); returns what happened to each
+    (``service.app.timeouts``). A game that fails is
     logged and left in the index: the next pass tries again."""
     now = time.time() if now is None else now
     now_ms = int(now * 1000)
@@ -128,7 +135,10 @@ def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
     delay = float(os.environ.get(STEP_DELAY_ENV) or 0)
     pause = (lambda: time.sleep(delay)) if delay > 0 else None
     outcomes: dict[str, str] = {}
+    stop_at = time.monotonic() + CLOCK_PASS_BUDGET_S
     for member in due:
+        if outcomes and time.monotonic() > stop_at:
+            break  # the rest are still due: next pass, in deadline order
         game_id = member.decode() if isinstance(member, bytes) else member
         try:
             outcomes[game_id] = handle_due(svc.app, game_id, now_ms, pause)

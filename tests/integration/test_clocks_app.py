@@ -306,3 +306,22 @@ def test_a_timed_out_game_exports_imports_and_replays_like_any_other(
     history = load_envelopes([json.loads(t) for t in texts])
     for version in range(1, len(history) + 1):
         view_at(history, version, 0)
+
+
+def test_a_pass_past_its_time_budget_leaves_the_rest_for_the_next_pass_in_deadline_order(
+    redis_target: Any, key_prefix: str, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.bootstrap import build
+    from workers import sweeper
+
+    svc = build(Settings(redis_url=redis_target.url, key_prefix=key_prefix))
+    try:
+        ids = [people_game(svc.app, "schlitzohr", {"per_decision_s": 1, "policy": "forfeit"})[0] for _ in range(3)]
+        later = __import__("time").time() + 10
+        monkeypatch.setattr(sweeper, "CLOCK_PASS_BUDGET_S", 0.0)  # every pass is over budget at once
+        first = sweeper.sweep_clocks(svc, now=later)
+        assert list(first) == ids[:1] and first[ids[0]] == "timed_out"  # one per pass, the earliest
+        second = sweeper.sweep_clocks(svc, now=later)
+        assert list(second) == ids[1:2]
+    finally:
+        svc.redis.close()
