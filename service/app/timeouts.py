@@ -21,7 +21,10 @@ whose table says what is still owed (``clock.pending``: a recorded timeout whose
 decision is missing; a finished game without its seed), and the index scores such a
 game 0 -- due at once -- so the next pass finishes it.
 
-Hidden information: ``TurnTimedOut`` holds public facts only (who, the public
+Hidden information: the decision is computed *before* ``TurnTimedOut`` is appended
+(the engine state is the same on both sides of it), so the gap between the two events'
+times holds no bot thinking time, which could depend on the seat's hidden facts.
+``TurnTimedOut`` holds public facts only (who, the public
 deadline, the public policy); the bot sees exactly the seat's view; the decision's
 command is redacted like the seat's own (``events.redaction``: only its seat sees it
 until the end).
@@ -32,6 +35,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
+from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.table import FINISHED, RUNNING, Table
 from engine.timeout import policy_decision
@@ -70,29 +74,37 @@ def handle_due(
                 return NOT_DUE
             deadline = clock.deadline_ms(seat)
             assert deadline is not None
+            # Decided *before* the timeout is stamped: the engine state is the same either
+            # side of TurnTimedOut (a table event), and this way the time between the two
+            # appends holds no bot thinking time -- which could depend on hidden facts.
+            decision = _decision(app, game_id, table, seat, table.version + 1)
+            recorded_at = table.version + 1
             table = app.record_timeout(game_id, table, seat, iso_ms(deadline))
-            log.info("game %s: seat %s timed out at version %s", game_id, seat, table.version)
+            log.info("game %s: seat %s timed out at version %s", game_id, seat, recorded_at)
             if between_steps is not None:
                 between_steps()
-        if table.clock is None or table.clock.pending is None:
-            return STALE  # the table we got back is already past the decision: another sweeper's
-        _decide(app, game_id, table)
+            if table.version != recorded_at:
+                return STALE  # the table we got back is already past the decision: another sweeper's
+        else:  # recorded by a sweeper that died before deciding: finish its work
+            decision = _decision(app, game_id, table, clock.pending, table.version)
+        assert table.clock is not None and table.clock.pending is not None
+        app.decide_timed_out(game_id, table, table.clock.pending, *decision)
     except (StaleVersion, Forbidden):
         return STALE  # another sweeper, or the seat itself, got there first
     return TIMED_OUT
 
 
-def _decide(app: Application, game_id: str, table: Table) -> None:
-    """Step 2 for the table's pending seat."""
-    assert table.clock is not None and table.clock.pending is not None
-    seat, game = table.clock.pending, get_game(table.game)
+def _decision(app: Application, game_id: str, table: Table, seat: int, version: int) -> tuple[JSON | None, list[Event]]:
+    """The clock policy's decision for ``seat`` on ``table``'s state, drawn for the
+    ``TurnTimedOut`` at ``version`` (``events.records.timeout_rng``)."""
+    assert table.clock is not None
+    game = get_game(table.game)
     seed = app.seed(game_id)
-    command, events = policy_decision(
+    return policy_decision(
         game,
         table.state,
         seat,
         table.clock.policy,
-        timeout_rng(seed, game_id, table.version, seat),
+        timeout_rng(seed, game_id, version, seat),
         engine_rng(seed, game.rules_version),
     )
-    app.decide_timed_out(game_id, table, seat, command, events)
