@@ -1,0 +1,66 @@
+"""The turn clock's pure parts: settings, the fold of event times, and forfeits."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from engine.errors import RuleViolation
+from engine.forfeit import forfeit_events
+from engine.registry import game_names, get_game
+from engine.rng import SeededRandom
+from engine.turnclock import check_clock, start, tick, time_ms, timed_out
+
+
+def test_time_ms_agrees_with_datetime_over_many_instants() -> None:
+    rng = SeededRandom(b"times", "t")
+    base = datetime(1970, 1, 1, tzinfo=UTC)
+    for i in range(2000):
+        instant = base + timedelta(microseconds=rng.randbelow(5_000_000_000_000_000, f"t{i}"))
+        text = instant.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        assert time_ms(text) == (instant - base) // timedelta(milliseconds=1)
+
+
+def test_check_clock_completes_and_refuses() -> None:
+    assert check_clock(None) is None
+    assert check_clock({"per_decision_s": 5, "policy": "forfeit"}) == {
+        "per_decision_s": 5, "reserve_s": 0, "policy": "forfeit"
+    }
+    with pytest.raises(RuleViolation) as bad:
+        check_clock({"per_decision_s": 5, "policy": "bot:strong"})
+    assert bad.value.code == "invalid_clock" and bad.value.details["field"] == "policy"
+
+
+def test_the_reserve_pays_for_overruns_and_deadlines_follow() -> None:
+    clock = start({"per_decision_s": 10, "reserve_s": 5, "policy": "forfeit"}, 2)
+    clock = tick(clock, [0], 1_000, engine_event=False)  # seat 0 to act from t = 1 s
+    assert clock.deadlines() == {0: 1_000 + 10_000 + 5_000}
+    clock = tick(clock, [1], 13_000, engine_event=True)  # seat 0 took 12 s: 2 s from its reserve
+    assert clock.reserve_left == (3_000, 5_000) and clock.deadlines() == {1: 13_000 + 15_000}
+    clock = tick(clock, [0], 40_000, engine_event=True)  # seat 1 took 27 s: its reserve is gone
+    assert clock.reserve_left == (3_000, 0)
+    assert clock.due(40_000 + 13_000) == 0 and clock.due(40_000 + 12_999) is None
+    pending = timed_out(clock, 0)
+    assert pending.deadlines() == {} and pending.pending == 0
+    assert tick(pending, [1], 60_000, engine_event=True).pending is None
+    assert tick(pending, [0], 60_000, engine_event=False).pending == 0  # a table event keeps it
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_forfeit_ends_the_game_and_the_forfeiting_seat_never_wins(game: str) -> None:
+    engine = get_game(game)
+    for players in range(engine.min_players, min(engine.max_players, 4) + 1):
+        rng = SeededRandom(f"{game}{players}".encode(), "setup")
+        state = None
+        for event in engine.setup(engine.validate_options({}), players, rng):
+            state = engine.evolve(state, event)
+        seat = next(iter(engine.to_act(state)))
+        (ended,) = forfeit_events(engine, state, seat)
+        after = engine.evolve(state, ended)
+        result = engine.result(after)
+        assert result is not None and result.reason == "forfeit"
+        assert seat not in result.winners and result.winners
+        assert engine.to_act(after) == {}
+        with pytest.raises(ValueError):
+            forfeit_events(engine, state, (seat + 1) % players)
