@@ -1,13 +1,15 @@
 """Forfeits: what the rules make of a seat that ran out of time under the ``forfeit`` policy.
 
-Both games end at once (``docs/rules/*.md``, "Forfeit"): their rules have no way to
-play on with a seat gone -- in Abluxxen every seat's row can be abluxxed and a victim
-must answer, in Schlitzohr every seat's ears stay on the board and may be owned by
-anyone, so skipping a seat would change the game for the others. The game ends with
-``GameEnded {reason: "forfeit"}``, the scores as they stand (the running deal counts,
-as the ``scores`` of a running game show), and the best of the *other* seats win: the
-forfeiting seat never wins. Ties follow each game's rule (Abluxxen: fewest hand cards,
-counted as at a deal's end plus the hands now; Schlitzohr: a shared win).
+Per game (``docs/rules/*.md``, "Forfeit"):
+
+- **Schlitzohr** plays on without the seat (``engine.schlitzohr.flow.forfeit``):
+  ``SeatForfeited``, its turns skipped from then on, its ears left on the board -- ears
+  belong to nobody -- and it never wins; with fewer than two seats left in, the game ends.
+- **Abluxxen** ends at once: every seat's row can be abluxxed and a victim must answer,
+  so the forfeiting seat's hand and row would freeze the others' play or have to be
+  played by someone. ``GameEnded {reason: "forfeit"}`` with the scores as they stand
+  (the running deal counts, as the view's ``scores`` show); the best of the *other*
+  seats win (ties: fewest hand cards, counted as at a deal's end plus the hands now).
 
 Pure; :func:`forfeit_events` raises ValueError for a seat that is not to act.
 """
@@ -24,9 +26,13 @@ GAME_ENDED = "GameEnded"
 
 
 def forfeit_events(game: Game[Any], state: Any, seat: int) -> list[Event]:
-    """The events that end the game when ``seat`` forfeits (see the module docstring)."""
+    """The events of ``seat``'s forfeit (see the module docstring)."""
     if seat not in game.to_act(state):
         raise ValueError(f"seat {seat} is not to act: it cannot time out")
+    if game.name == "schlitzohr":
+        from engine.schlitzohr.flow import forfeit  # noqa: PLC0415 - the games import engine helpers
+
+        return forfeit(state, seat)
     totals = tuple(game.scores(state))
     others = [s for s in range(len(totals)) if s != seat]
     best = max(totals[s] for s in others)

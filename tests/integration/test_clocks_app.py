@@ -325,3 +325,32 @@ def test_a_pass_past_its_time_budget_leaves_the_rest_for_the_next_pass_in_deadli
         assert list(second) == ids[1:2]
     finally:
         svc.redis.close()
+
+
+def test_a_schlitzohr_forfeit_in_a_three_seat_game_plays_on_without_the_seat(
+    app: Application, clock: ManualClock
+) -> None:
+    game_id = app.create_game("schlitzohr", {"turn_cap": 30}, [None] * 3, clock={"per_decision_s": 1, "policy": "forfeit"})["game_id"]
+    tokens = [app.join(game_id, f"p{i}").token for i in range(3)]
+    first = int(next(iter(app.queries.view(game_id, None)["to_act"])))
+    clock.advance(2)
+    assert handle_due(app, game_id, clock.ms) == "timed_out"
+    view = app.queries.view(game_id, None)
+    assert view["status"] == "running" and first not in map(int, view["to_act"])
+    # The other two play on; whenever the forfeited seat's turn would come, it is skipped.
+    seen: set[int] = set()
+    for step in range(400):
+        view = app.queries.view(game_id, None)
+        if view["status"] == "finished":
+            break
+        (seat,) = map(int, view["to_act"])
+        assert seat != first
+        seen.add(seat)
+        legal = app.queries.legal(game_id, seat)["commands"]
+        app.submit(game_id, tokens[seat], legal[step % len(legal)], view["version"])
+    assert view["status"] == "finished" and seen == {0, 1, 2} - {first}
+    assert first not in view["result"]["winners"]
+    report = verified(app, game_id)
+    assert report.commands > 1
+    types = [json.loads(t)["type"] for t in app.store.stored_texts(game_id)]
+    assert types.count("SeatForfeited") == 1 and types.count("TurnTimedOut") == 1

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from engine.errors import RuleViolation
 from engine.forfeit import forfeit_events
-from engine.registry import game_names, get_game
+from engine.registry import get_game
 from engine.rng import SeededRandom
 from engine.turnclock import check_clock, start, tick, time_ms, timed_out
 
@@ -47,20 +48,53 @@ def test_the_reserve_pays_for_overruns_and_deadlines_follow() -> None:
     assert tick(pending, [0], 60_000, engine_event=False).pending == 0  # a table event keeps it
 
 
-@pytest.mark.parametrize("game", game_names())
-def test_a_forfeit_ends_the_game_and_the_forfeiting_seat_never_wins(game: str) -> None:
+def new_state(game: str, players: int) -> Any:
     engine = get_game(game)
-    for players in range(engine.min_players, min(engine.max_players, 4) + 1):
-        rng = SeededRandom(f"{game}{players}".encode(), "setup")
-        state = None
-        for event in engine.setup(engine.validate_options({}), players, rng):
-            state = engine.evolve(state, event)
-        seat = next(iter(engine.to_act(state)))
-        (ended,) = forfeit_events(engine, state, seat)
-        after = engine.evolve(state, ended)
-        result = engine.result(after)
-        assert result is not None and result.reason == "forfeit"
-        assert seat not in result.winners and result.winners
-        assert engine.to_act(after) == {}
-        with pytest.raises(ValueError):
-            forfeit_events(engine, state, (seat + 1) % players)
+    rng = SeededRandom(f"{game}{players}".encode(), "setup")
+    state = None
+    for event in engine.setup(engine.validate_options({}), players, rng):
+        state = engine.evolve(state, event)
+    return state
+
+
+def apply(game: str, state: Any, events: list[Any]) -> Any:
+    for event in events:
+        state = get_game(game).evolve(state, event)
+    return state
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_an_abluxxen_forfeit_ends_the_game_and_the_forfeiting_seat_never_wins(players: int) -> None:
+    engine = get_game("abluxxen")
+    state = new_state("abluxxen", players)
+    seat = next(iter(engine.to_act(state)))
+    (ended,) = forfeit_events(engine, state, seat)
+    result = engine.result(apply("abluxxen", state, [ended]))
+    assert result is not None and result.reason == "forfeit"
+    assert seat not in result.winners and result.winners
+    with pytest.raises(ValueError):
+        forfeit_events(engine, state, (seat + 1) % players)
+
+
+def test_a_schlitzohr_forfeit_skips_the_seat_until_one_is_left() -> None:
+    engine = get_game("schlitzohr")
+    state = new_state("schlitzohr", 3)
+    first = next(iter(engine.to_act(state)))
+    events = forfeit_events(engine, state, first)
+    assert [e.type for e in events] == ["SeatForfeited", "TurnEnded"]
+    state = apply("schlitzohr", state, events)
+    second = next(iter(engine.to_act(state)))
+    assert second == (first + 1) % 3 and engine.result(state) is None
+    # The second seat plays a whole turn; the turn then skips the forfeited seat.
+    rng = SeededRandom(b"play", "rules")
+    turn = state.turn
+    while state.turn == turn:
+        (seat,) = engine.to_act(state)
+        state = apply("schlitzohr", state, engine.decide(state, seat, engine.legal_commands(state, seat)[0], rng))
+    assert engine.to_act(state) and first not in engine.to_act(state)
+    seat = next(iter(engine.to_act(state)))
+    ended = forfeit_events(engine, state, seat)
+    assert [e.type for e in ended] == ["SeatForfeited", "GameEnded"]
+    result = engine.result(apply("schlitzohr", state, ended))
+    assert result is not None and result.reason == "forfeit"
+    assert result.winners == (3 - first - seat,)  # the one seat left in wins
