@@ -127,10 +127,12 @@ Turn clocks (``service/app/clock_index.py``):
     Every live game with a turn clock, scored by the Unix ms at which the sweeper must
     look at it next: the earliest deadline of a seat to act, 0 for a recorded timeout
     whose decision is owed (or a finished game whose seed is not revealed yet), a
-    minute ahead for a game still open. Written by the notifier after every append of
-    such a game; the sweeper takes the due ones with one ZRANGEBYSCORE. A score is
-    never later than the truth (each append moves it forward only after it is stored),
-    so a lost update costs an early look, never a missed timeout.
+    minute ahead for a game still open or waiting on a bot. Written by the notifier
+    after every append of such a game; the sweeper takes the due ones with one
+    ZRANGEBYSCORE. Each append moves the score only after it is stored, so a lost
+    update costs an early look, not a missed timeout -- except where the game had no
+    deadline (open, or a bot to act): then the next person's deadline waits for the
+    minute's recheck at worst.
 
 The HTTP API (``service/http/ratelimit.py``):
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from engine.table import FINISHED, OPEN, RUNNING, Table
 
 OPEN_RECHECK_MS = 60_000
-"""How often an open clocked game is looked at: its clock starts with ``PlayStarted``,
-whose notifier update could be lost to a crash; this bounds the delay that would cause."""
+"""How often a clocked game without a deadline is looked at (open: its clock starts with
+``PlayStarted``; running with only bots to act): the notifier update that gives it one
+could be lost to a crash, and this bounds the delay that would cause."""
 
 
 def next_look_ms(table: Table, now_ms: int) -> int | None:
@@ -30,4 +31,7 @@ def next_look_ms(table: Table, now_ms: int) -> int | None:
     if clock.pending is not None:
         return 0  # a recorded timeout whose decision is owed
     deadlines = clock.deadlines()
-    return min(deadlines.values()) if deadlines else None
+    # Only bots to act: no deadline now, but the game stays in the index (looked at once
+    # a minute) -- dropping it would leave the next person's deadline to the notifier
+    # of the bot's append alone, which a crash could lose.
+    return min(deadlines.values()) if deadlines else now_ms + OPEN_RECHECK_MS
