@@ -121,6 +121,19 @@ projections rebuild`` recreates them.
     Ids of the games already added to the totals; ``COUNT_FINISHED`` adds a game
     to both keys at once, only if it was not in this set.
 
+Turn clocks (``service/app/clock_index.py``):
+
+``<p>clocks:due`` -- sorted set
+    Every live game with a turn clock, scored by the Unix ms at which the sweeper must
+    look at it next: the earliest deadline of a seat to act, 0 for a recorded timeout
+    whose decision is owed (or a finished game whose seed is not revealed yet), a
+    minute ahead for a game still open or waiting on a bot. Written by the notifier
+    after every append of such a game; the sweeper takes the due ones with one
+    ZRANGEBYSCORE. Each append moves the score only after it is stored, so a lost
+    update costs an early look, not a missed timeout -- except where the game had no
+    deadline (open, or a bot to act): then the next person's deadline waits for the
+    minute's recheck at worst.
+
 The HTTP API (``service/http/ratelimit.py``):
 
 ``<p>ratelimit:{<bucket>}:<minute>`` -- string (a counter) with a TTL of two minutes
@@ -169,6 +182,8 @@ def check_game_id(game_id: str) -> str:
 
 BOTS_WAITING = "bots:waiting"
 """Name (under the prefix) of the sorted set of games waiting on a bot; see above."""
+CLOCKS_DUE = "clocks:due"
+"""Name (under the prefix) of the sorted set of clocked games by next deadline; see above."""
 SWEEPER_ALIVE = "sweeper:alive"
 """Name (under the prefix) of the sweeper's heartbeat; see above."""
 WORKERS = "workers"

@@ -229,12 +229,13 @@ class RedisEventStore(RedisEventReader):
             _check_idempotency_key(idem_key)
         prev_hash = self._head_hash_for(game.id, keys, expected)
         commit_key = self._commit_key(game.id, seed)
+        stamped = self._clock()
         batch = prepare(
             game,
             events,
             expected,
             prev_hash,
-            time=self._clock(),
+            time=stamped,
             actor=actor,
             command=command,
             registry=self._registry,
@@ -258,7 +259,7 @@ class RedisEventStore(RedisEventReader):
             self._remember(game.id, reply[1], last_hash)
             if seed is not None:
                 self._cache_commit_key(commit_key)
-            return AppendResult(game.id, expected + 1, reply[1], last_hash)
+            return AppendResult(game.id, expected + 1, reply[1], last_hash, time=stamped)
         status = _decoded(status)
         if status == "dup":
             result, stored_fingerprint = parse_record(game.id, reply[1])

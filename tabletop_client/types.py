@@ -117,11 +117,12 @@ class SchlitzohrState(TypedDict):
     scores: list[int]
     turn: int
     active_seat: int | None
-    phase: Literal["start", "six", "moving", "inspect", "over"]
+    phase: Literal["start", "six", "moving", "inspect", "done", "over"]
     pips_left: int
     inspect_count: int
     last_roll: LastRoll | None
     result: Result | None
+    forfeited: list[int]
 
 
 class CardSet(TypedDict):
@@ -166,6 +167,25 @@ class AbluxxenState(TypedDict):
     pile: NotRequired[list[Card]]
 
 
+class Clock(TypedDict):
+    """A game's turn clock (public): each person's seat has ``per_decision_s`` per
+    decision plus a ``reserve_s`` for the whole game; ``policy`` decides for a seat that
+    lets its deadline pass."""
+
+    per_decision_s: int
+    reserve_s: int
+    policy: Literal["bot:random", "bot:greedy", "forfeit"]
+    reserve_left_ms: dict[str, int]
+    timed_out: int | None
+
+
+class Deadline(TypedDict):
+    """When a seat to act times out: ISO 8601 UTC and Unix milliseconds."""
+
+    at: str
+    at_ms: int
+
+
 class View(TypedDict):
     """A game as one viewer sees it at one version."""
 
@@ -182,6 +202,8 @@ class View(TypedDict):
     to_act: ToAct
     result: Result | None
     state: SchlitzohrState | AbluxxenState | None
+    clock: Clock | None
+    deadlines: dict[str, Deadline]
 
 
 class Joined(TypedDict):

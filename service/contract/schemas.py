@@ -136,6 +136,8 @@ def _game_components(game: Game[Any], shared: dict[str, EventType]) -> dict[str,
                 "propertyNames": {"pattern": f"^(?:{seats})$"},
                 "additionalProperties": {"$ref": f"{REF}BotLevel"},
             },
+            # The turn clock is the same for every game (engine.turnclock.check_clock validates it).
+            "clock": {"oneOf": [{"$ref": f"{REF}ClockSettings"}, {"type": "null"}]},
         },
         "additionalProperties": False,
     }

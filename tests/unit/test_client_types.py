@@ -31,6 +31,8 @@ MODELS: list[tuple[type, list[str | int]]] = [
     (t.SeatInfo, ["Seat"]),
     (t.Result, ["Result"]),
     (t.View, ["View"]),
+    (t.Clock, ["Clock"]),
+    (t.Deadline, ["Deadlines", "additionalProperties"]),
     (t.SchlitzohrState, ["SchlitzohrState"]),
     (t.SchlitzohrBoard, ["SchlitzohrState", "board"]),
     (t.BoardEar, ["SchlitzohrState", "board", "ears", "*"]),
@@ -99,6 +101,8 @@ def locate(path: list[str | int]) -> dict[str, Any]:
     for step in path[1:]:
         if step == "*":
             node = resolve(node["items"])
+        elif step == "additionalProperties":  # a map's values
+            node = resolve(resolve(node)["additionalProperties"])
         elif isinstance(step, int):
             node = branches(node)[step]
         else:
