@@ -25,6 +25,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from events.projections import ProjectionReader
 from service.bootstrap import Services, build
 from service.http import (
+    accounts,
     audit,
     catalogue,
     context,
@@ -81,4 +82,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     waits.install(app, services)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(accounts.bp)  # issue 15: accounts
     return app
