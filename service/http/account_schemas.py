@@ -23,7 +23,7 @@ class MyGames(Strict):
 class PlayerStreamQuery(Strict):
     """``GET /v1/players/me/stream``: ``after`` = the last notice id seen (or ``Last-Event-ID``)."""
 
-    after = fields.String(validate=validate.Regexp(r"\d{1,20}-\d{1,20}\Z"))
+    after = QueryInt(validate=validate.Range(min=0))
 
 
 REGISTER = Register()
