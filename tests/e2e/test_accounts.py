@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import requests
+from support.contract import ContractSession
 from support.http_games import HttpApi, create_game, play_randomly
 from support.live_server import LiveServer
 
 
 @pytest.fixture
 def api(live_server: LiveServer) -> Iterator[HttpApi]:
-    with requests.Session() as session:
+    with ContractSession() as session:
         yield HttpApi(session, live_server.url)
 
 
