@@ -123,7 +123,12 @@ def test_a_name_cannot_be_taken_twice_nor_spoofed_nor_used_by_a_guest(api: HttpA
         reply = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": spelled})
         assert reply.status == 409 and reply.body["code"] == "name_reserved", (spelled, reply.body)
     # An unrelated name is free, for an account and for a guest.
-    assert api.call("POST", f"/v1/games/{game_id}/seats", body={"name": _fresh("zed")}).status == 201
+    guest = _fresh("zed")
+    assert api.call("POST", f"/v1/games/{game_id}/seats", body={"name": guest}).status == 201
+    # The player page says who is registered.
+    assert api.call("GET", f"/v1/players/{name}").body["registered"] is True
+    assert api.call("GET", f"/v1/players/{guest}").body["registered"] is False
+    assert api.call("GET", f"/v1/players/{name.upper()}").body["registered"] is False  # another spelling
 
 
 def test_names_never_collide_with_server_keys(api: HttpApi, live_server: LiveServer) -> None:
