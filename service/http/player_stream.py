@@ -9,7 +9,7 @@ or expired. This endpoint relays them; it never looks at a game.
 Wire format per notice::
 
     id: <n>                  (1, 2, 3 ... per account)
-    event: <kind>            seated | started | your_turn | waiting | ended | expired
+    event: <kind>            seated | started | your_turn | waiting | ended | expired | left
     data: {"kind", "game_id", "game", "seat", "version", "status", "to_move",
            "kinds", "deadline", "result"}
 

@@ -86,3 +86,25 @@ def test_the_stream_resumes_after_any_id_and_reports_a_trimmed_gap(redis_client:
     got = list(events(notice_stream(redis_client, key, 2, 0.3, 0.1)))
     assert got[0].type == "reset" and got[0].data == {"oldest": 5} and got[0].id == 4
     assert [e.id for e in got[1:]] == [5, 6, 7]
+
+
+def test_leaving_before_the_start_is_noticed_and_unlists_the_game(
+    redis_client: redis.Redis, store: RedisEventStore, key_prefix: str
+) -> None:
+    accounts = AccountStore(redis_client, key_prefix)
+    app = Application(store, accounts=accounts)
+    account = accounts.register("Cleo").account
+    game_id = app.create_game("schlitzohr", {}, [None, None])["game_id"]
+    joined = app.join(game_id, None, None, account)
+    updater = Updater(store, ReadModels(redis_client, key_prefix))
+    updater.update(game_id)
+    assert accounts.games_page(account, None, 10)[0] == [game_id]
+    app.leave(game_id, joined.token)
+    updater.update(game_id)
+    assert [n["kind"] for n in _notices(redis_client, key_prefix, "Cleo")] == ["seated", "left"]
+    assert accounts.games_page(account, None, 10)[0] == []
+    # Back again: seated and listed once more.
+    app.join(game_id, None, None, account)
+    updater.update(game_id)
+    assert [n["kind"] for n in _notices(redis_client, key_prefix, "Cleo")] == ["seated", "left", "seated"]
+    assert accounts.games_page(account, None, 10)[0] == [game_id]
