@@ -91,6 +91,8 @@ def test_every_problem_code_the_api_documents_is_listed_in_the_guide() -> None:
         "create_rate_limited",
         "verify_rate_limited",
         "replay_rate_limited",
+        "ticket_rate_limited",
+        "invalid_ticket",
         "invalid_encoding",
         "duplicate_key",
         "internal_error",
