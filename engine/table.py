@@ -23,6 +23,8 @@ from typing import Any
 from engine.errors import RuleViolation
 from engine.game import Game
 from engine.model import Event
+from engine.turnclock import ClockState, tick, time_ms, timed_out
+from engine.turnclock import start as start_clock
 
 GAME_CREATED = "GameCreated"
 SEAT_TAKEN = "SeatTaken"
@@ -32,8 +34,18 @@ GAME_ENDED = "GameEnded"
 SEED_REVEALED = "SeedRevealed"
 GAME_EXPIRED = "GameExpired"
 SEAT_TOKEN_REISSUED = "SeatTokenReissued"
+TURN_TIMED_OUT = "TurnTimedOut"
 TABLE_TYPES = frozenset(
-    {GAME_CREATED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, SEED_REVEALED, GAME_EXPIRED, SEAT_TOKEN_REISSUED}
+    {
+        GAME_CREATED,
+        SEAT_TAKEN,
+        SEAT_LEFT,
+        GAME_STARTED,
+        SEED_REVEALED,
+        GAME_EXPIRED,
+        SEAT_TOKEN_REISSUED,
+        TURN_TIMED_OUT,
+    }
 )
 """Event types of the table; the engine never sees them."""
 
@@ -94,6 +106,8 @@ class Table:
     created: str
     commitment: str
     seed: str | None = None
+    clock: ClockState | None = None
+    """The turn clock (``engine.turnclock``); None for a game without one."""
 
     def seat_of(self, name: str) -> int | None:
         """The seat a person called ``name`` holds, if any."""
@@ -143,6 +157,12 @@ def game_started() -> Event:
 def game_expired(open_s: int) -> Event:
     """The game never started: its seats were not all taken within ``open_s`` seconds."""
     return Event(GAME_EXPIRED, {"reason": "not_started", "open_s": open_s})
+
+
+def turn_timed_out(seat: int, policy: str, deadline: str) -> Event:
+    """``seat`` let its deadline (ISO 8601 UTC) pass; ``policy`` now decides for it.
+    Public facts only: who, when, and what happens next (the clock is public)."""
+    return Event(TURN_TIMED_OUT, {"seat": seat, "policy": policy, "deadline": deadline})
 
 
 def check_not_expired(table: Table) -> None:
@@ -231,11 +251,29 @@ def check_leave(table: Table, seat: int) -> None:
 
 
 def evolve_table(game: Game[Any], table: Table | None, event: Event, version: int, time: str) -> Table:
-    """The table after ``event`` (stored at ``version`` at ``time``)."""
+    """The table after ``event`` (stored at ``version`` at ``time``). A clocked table's
+    clock moves only with a real time: the application folds a command's events before
+    the store stamps them (``time`` empty), then again with the stamp."""
+    after = _evolve_table(game, table, event, version, time)
+    if after.clock is None or not time or event.type == GAME_CREATED:
+        return after
+    running = after.status == RUNNING and after.state is not None
+    # Bots have no clock: their turns are bounded by their budget and the sweeper's
+    # recovery of stalled bot jobs; a clock is for people who walk away.
+    acting = [s for s in game.to_act(after.state) if after.seats[s].bot is None] if running else ()
+    clock = tick(after.clock, acting, time_ms(time), event.type not in TABLE_TYPES)
+    if event.type == TURN_TIMED_OUT:
+        clock = timed_out(clock, event.data["seat"])
+    t = after
+    return Table(t.game, t.options, t.seats, t.status, t.state, t.version, t.created, t.commitment, t.seed, clock)
+
+
+def _evolve_table(game: Game[Any], table: Table | None, event: Event, version: int, time: str) -> Table:
     if event.type == GAME_CREATED:
         d = event.data
         seats = tuple(Seat() for _ in range(d["seats"]))
-        return Table(d["game"], dict(d["options"]), seats, OPEN, None, version, time, d["commitment"])
+        clock = start_clock(d["clock"], d["seats"]) if d.get("clock") is not None else None
+        return Table(d["game"], dict(d["options"]), seats, OPEN, None, version, time, d["commitment"], None, clock)
     if table is None:
         raise ValueError("a history must start with GameCreated")
     if event.type == SEAT_TAKEN:
@@ -260,9 +298,11 @@ def evolve_table(game: Game[Any], table: Table | None, event: Event, version: in
         return replace(table, status=EXPIRED, version=version)
     if event.type == SEED_REVEALED:
         return replace(table, seed=event.data["seed"], version=version)
+    if event.type == TURN_TIMED_OUT:
+        return replace(table, version=version)
     state = game.evolve(table.state, event)
     status = FINISHED if event.type == GAME_ENDED else table.status
     # Built directly, not by dataclasses.replace: this runs for every event of every
     # load and command, and replace's per-field introspection cost more than the rest.
     t = table
-    return Table(t.game, t.options, t.seats, status, state, version, t.created, t.commitment, t.seed)
+    return Table(t.game, t.options, t.seats, status, state, version, t.created, t.commitment, t.seed, t.clock)

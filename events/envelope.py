@@ -21,7 +21,8 @@ so its redacted events let a viewer test guesses about them (``docs/audit.md``).
 Such events still load and verify; they are never written any more. ``command``
 is the command that caused the batch (the same in every event of the batch), so an
 auditor can re-run the engine. ``actor`` is one of ``{"kind": "seat", "seat": n}``,
-``{"kind": "bot", "seat": n}`` or ``{"kind": "system"}``.
+``{"kind": "bot", "seat": n}``, ``{"kind": "timeout", "seat": n}`` (a turn clock's
+policy deciding for a seat that timed out) or ``{"kind": "system"}``.
 
 Envelopes read from the store hold plain JSON data (dicts and lists); treat them as
 read-only. A *redacted* envelope (``redacted=True``) had ``private`` and/or
@@ -71,6 +72,13 @@ def seat_actor(seat: int) -> JSON:
 def bot_actor(seat: int) -> JSON:
     """The actor for a command a bot sent for ``seat``."""
     return {"kind": "bot", "seat": seat}
+
+
+def timeout_actor(seat: int) -> JSON:
+    """The actor for the decision a turn clock's policy made for ``seat`` after its
+    ``TurnTimedOut`` (the server acting, in the seat's place: its ``command`` is as
+    hidden as the seat's own would be)."""
+    return {"kind": "timeout", "seat": seat}
 
 
 @dataclass(frozen=True, slots=True)

@@ -137,6 +137,17 @@ enters a key, and all keys of one account share its slot.
     Game id -> the last notice about it; ``<game id>:m`` -> "<version> <signature>" (what
     the notice script compares); ``:seq`` -> the last notice number.
 
+Turn clocks (``service/app/clock_index.py``):
+
+``<p>clocks:due`` -- sorted set
+    Every live game with a turn clock, scored by the Unix ms at which the sweeper must
+    look at it next: the earliest deadline of a seat to act, 0 for a recorded timeout
+    whose decision is owed (or a finished game whose seed is not revealed yet), a
+    minute ahead for a game still open. Written by the notifier after every append of
+    such a game; the sweeper takes the due ones with one ZRANGEBYSCORE. A score is
+    never later than the truth (each append moves it forward only after it is stored),
+    so a lost update costs an early look, never a missed timeout.
+
 The HTTP API (``service/http/ratelimit.py``):
 
 ``<p>ratelimit:{<bucket>}:<minute>`` -- string (a counter) with a TTL of two minutes
@@ -186,6 +197,8 @@ def check_game_id(game_id: str) -> str:
 
 BOTS_WAITING = "bots:waiting"
 """Name (under the prefix) of the sorted set of games waiting on a bot; see above."""
+CLOCKS_DUE = "clocks:due"
+"""Name (under the prefix) of the sorted set of clocked games by next deadline; see above."""
 SWEEPER_ALIVE = "sweeper:alive"
 """Name (under the prefix) of the sweeper's heartbeat; see above."""
 WORKERS = "workers"

@@ -39,6 +39,8 @@ class AppendResult:
     head_hash: str
     duplicate: bool = False
     response: str | None = None
+    time: str | None = None
+    """The envelope time this append stamped (None for a duplicate: see the records)."""
 
 
 @dataclass(frozen=True, slots=True)

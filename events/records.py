@@ -14,6 +14,7 @@ is for the server's engine calls only.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -48,16 +49,30 @@ def engine_rng(seed: str, rules_version: str) -> SeededRandom:
     return SeededRandom(bytes.fromhex(seed), rules_version)
 
 
-def game_created(game: Game[Any], options: Mapping[str, Any], seats: int, seed: str) -> Event:
-    """The ``GameCreated`` event (current schema version) for a new game of ``game``."""
-    data = {
+def game_created(
+    game: Game[Any], options: Mapping[str, Any], seats: int, seed: str, clock: Mapping[str, Any] | None = None
+) -> Event:
+    """The ``GameCreated`` event (current schema version) for a new game of ``game``;
+    ``clock`` (``engine.turnclock.check_clock``) only when the game has a turn clock --
+    without one the event is exactly what it always was."""
+    data: dict[str, Any] = {
         "game": game.name,
         "rules_version": game.rules_version,
         "options": dict(options),
         "seats": seats,
         "commitment": commitment(seed),
     }
+    if clock is not None:
+        data["clock"] = dict(clock)
     return Event(GAME_CREATED, data)
+
+
+def timeout_rng(seed: str, game_id: str, version: int, seat: int) -> SeededRandom:
+    """The random source of a bot deciding for ``seat`` after its ``TurnTimedOut`` at
+    ``version``: HMAC(seed, "timeout|<game>|<version>|<seat>"). Secret while the game
+    runs (nobody can predict the choice), recomputed by a verifier once the seed is out."""
+    label = f"timeout|{game_id}|{version}|{seat}".encode()
+    return SeededRandom(hmac.new(bytes.fromhex(seed), label, hashlib.sha256).digest(), "timeout")
 
 
 def seed_revealed(seed: str) -> Event:
@@ -65,14 +80,17 @@ def seed_revealed(seed: str) -> Event:
     return Event(SEED_REVEALED, {"seed": seed})
 
 
-def setup_events(game: Game[Any], options: Mapping[str, Any], seats: int, seed: str) -> list[Event]:
+def setup_events(
+    game: Game[Any], options: Mapping[str, Any], seats: int, seed: str, clock: Mapping[str, Any] | None = None
+) -> list[Event]:
     """``GameCreated`` followed by the engine's setup events, drawn from the seed.
 
-    ``options`` must already be validated (``game.validate_options``); raises the
-    engine's RuleViolation for a bad player count.
+    ``options`` must already be validated (``game.validate_options``), ``clock`` too
+    (``engine.turnclock.check_clock``); raises the engine's RuleViolation for a bad
+    player count.
     """
     rng = engine_rng(seed, game.rules_version)
-    return [game_created(game, options, seats, seed), *game.setup(options, seats, rng)]
+    return [game_created(game, options, seats, seed, clock), *game.setup(options, seats, rng)]
 
 
 def check_creation(events: Sequence[Event], seed: str) -> None:

@@ -233,12 +233,13 @@ class RedisEventStore(RedisEventReader):
             _check_idempotency_key(idem_key)
         prev_hash = self._head_hash_for(game.id, keys, expected)
         commit_key = self._commit_key(game.id, seed)
+        stamped = self._clock()
         batch = prepare(
             game,
             events,
             expected,
             prev_hash,
-            time=self._clock(),
+            time=stamped,
             actor=actor,
             command=command,
             registry=self._registry,
@@ -264,7 +265,7 @@ class RedisEventStore(RedisEventReader):
                 self._cache_commit_key(commit_key)
             if self._recent is not None:
                 self._recent.post(self._prefix + game.id, expected + 1, texts)
-            return AppendResult(game.id, expected + 1, reply[1], last_hash)
+            return AppendResult(game.id, expected + 1, reply[1], last_hash, time=stamped)
         status = _decoded(status)
         if status == "dup":
             result, stored_fingerprint = parse_record(game.id, reply[1])

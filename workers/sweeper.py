@@ -37,6 +37,12 @@ table path, at the table's version, so a seat taken at the same moment wins (the
 expiry conflicts and is retried next pass) and two sweepers expire a game once.
 Members that are no longer open (started, expired, gone) leave the index.
 
+Turn clocks: :func:`sweep_clocks` takes the members of ``<p>clocks:due`` (see
+``service.app.clock_index``) scored at or before now -- one ZRANGEBYSCORE, however many
+clocked games run -- and hands each to ``service.app.timeouts.handle_due``, which
+records the timeout, has the clock's policy decide, and re-scores the game. Exactly
+once under concurrent sweepers and crashes: see that module.
+
 Finished games: :func:`archive_finished_games` moves a bounded batch of games finished
 more than ``settings.archive_after_s`` ago out of Redis into the archive each pass.
 """
@@ -44,6 +50,7 @@ more than ``settings.archive_after_s`` ago out of Redis into the archive each pa
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from datetime import UTC, datetime
@@ -54,9 +61,10 @@ from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
 from engine.table import OPEN, RUNNING
-from events.keys import BOTS_WAITING, SWEEPER_ALIVE, prefixed
+from events.keys import BOTS_WAITING, CLOCKS_DUE, SWEEPER_ALIVE, prefixed
 from service.app.errors import GameNotFound
 from service.app.notify import BotQueue, bot_job_id, bots_to_act
+from service.app.timeouts import handle_due
 from service.bootstrap import Services
 from workers.rq_worker import read_heartbeat
 
@@ -103,6 +111,40 @@ def expire_open_games(svc: Services, now: float | None = None) -> list[str]:
         elif table.status != OPEN:
             index.closed(game_id)  # started or expired meanwhile: a removal was lost
     return expired
+
+
+CLOCK_PASS_BUDGET_S = 0.5
+"""Wall-clock time one pass may spend on timeouts; the rest wait for the next pass,
+earliest deadline first. Timeouts cost a few ms each (two appends and a cheap bot), so
+this bounds how long many clocked games -- however many one client keeps going -- can
+hold up the bot recovery and the expiry that share the loop."""
+
+STEP_DELAY_ENV = "TABLETOP_SWEEPER_STEP_DELAY_S"
+"""Fault injection for tests only (unset in production): seconds the sweeper waits
+between recording a timeout and deciding it, so a test can kill it right there."""
+
+
+def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
+    """One pass over the due clocked games (at most SWEEP_BATCH, earliest deadline first,
+    for at most CLOCK_PASS_BUDGET_S); returns what happened to each
+    (``service.app.timeouts``). A game that fails is
+    logged and left in the index: the next pass tries again."""
+    now = time.time() if now is None else now
+    now_ms = int(now * 1000)
+    due = svc.redis.zrangebyscore(prefixed(svc.settings.key_prefix, CLOCKS_DUE), "-inf", now_ms, start=0, num=SWEEP_BATCH)
+    delay = float(os.environ.get(STEP_DELAY_ENV) or 0)
+    pause = (lambda: time.sleep(delay)) if delay > 0 else None
+    outcomes: dict[str, str] = {}
+    stop_at = time.monotonic() + CLOCK_PASS_BUDGET_S
+    for member in due:
+        if outcomes and time.monotonic() > stop_at:
+            break  # the rest are still due: next pass, in deadline order
+        game_id = member.decode() if isinstance(member, bytes) else member
+        try:
+            outcomes[game_id] = handle_due(svc.app, game_id, now_ms, pause)
+        except Exception:
+            log.exception("clock of game %s: the timeout failed; trying again next pass", game_id)
+    return outcomes
 
 
 def sweep_once(svc: Services, bots: BotQueue, now: float | None = None) -> list[str]:
@@ -212,6 +254,7 @@ def run(svc: Services, stop: threading.Event) -> None:
     while not stop.is_set():
         try:
             sweep_once(svc, bots)
+            sweep_clocks(svc)
             expire_open_games(svc)
             svc.redis.set(alive, str(time.time()), ex=max(1, int(interval * ALIVE_TTL_PASSES) + 1))
         except Exception:

@@ -26,6 +26,7 @@ JOKER_RETURNED = "JokerReturned"
 MOVE_ENDED = "MoveEnded"
 TURN_ENDED = "TurnEnded"
 GAME_ENDED = "GameEnded"
+SEAT_FORFEITED = "SeatForfeited"
 
 # DieRolled purposes.
 ROLL_TURN = "turn"
@@ -35,6 +36,7 @@ ROLL_JOKER = "joker"
 # GameEnded reasons.
 ALL_EARS_HOME = "all_ears_home"
 TURN_CAP = "turn_cap"
+FORFEIT = "forfeit"
 
 NO_LEGAL_STEP = "no_legal_step"
 """MoveEnded reason: pips are left but no ear has a legal step."""
@@ -99,6 +101,12 @@ def move_ended(seat: int, pips_left: int) -> Event:
 def turn_ended(seat: int, next_seat: int, turn: int) -> Event:
     """``turn`` is the number of the turn that starts now."""
     return Event(TURN_ENDED, {"seat": seat, "next_seat": next_seat, "turn": turn})
+
+
+def seat_forfeited(seat: int) -> Event:
+    """``seat`` is out (it timed out under a turn clock's ``forfeit`` policy): its turns
+    are skipped from now on, its ears stay on the board, it cannot win."""
+    return Event(SEAT_FORFEITED, {"seat": seat})
 
 
 def game_ended(reason: str, scores: list[int], winners: list[int], turns: int) -> Event:

@@ -148,6 +148,10 @@ def _turn_ended(state: State, event: Event) -> State:
     )
 
 
+def _seat_forfeited(state: State, event: Event) -> State:
+    return updated(state, forfeited=state.forfeited | {event.data["seat"]})
+
+
 def _game_ended(state: State, event: Event) -> State:
     data = event.data
     result = Result(tuple(data["scores"]), tuple(data["winners"]), data["reason"], data["turns"])
@@ -166,4 +170,5 @@ _HANDLERS: dict[str, Callable[[State, Event], State]] = {
     ev.MOVE_ENDED: _move_ended,
     ev.TURN_ENDED: _turn_ended,
     ev.GAME_ENDED: _game_ended,
+    ev.SEAT_FORFEITED: _seat_forfeited,
 }

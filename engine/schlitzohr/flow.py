@@ -23,6 +23,7 @@ from engine.schlitzohr.state import (
     MOVING,
     State,
     free_targets,
+    next_seat,
     owned_colour_home,
     scores,
     winners,
@@ -64,13 +65,26 @@ def follow_up(before: State, events: list[Event]) -> list[Event]:
 
 
 def end_of_turn(state: State) -> list[Event]:
-    """Pass the turn clockwise, or end the game if this was the capped turn."""
+    """Pass the turn clockwise (skipping forfeited seats), or end the game if this was
+    the capped turn."""
     if state.turn >= state.turn_cap:
         return [game_ended(state, ev.TURN_CAP)]
-    return [ev.turn_ended(state.active, (state.active + 1) % state.players, state.turn + 1)]
+    return [ev.turn_ended(state.active, next_seat(state, state.active), state.turn + 1)]
 
 
 def game_ended(state: State, reason: str) -> Event:
-    """The GameEnded event with the scores of ``state``; the current turn counts as played."""
+    """The GameEnded event with the scores of ``state``; the current turn counts as played.
+    Forfeited seats keep their score but never win."""
     totals = scores(state)
-    return ev.game_ended(reason, list(totals), list(winners(totals)), state.turn)
+    return ev.game_ended(reason, list(totals), list(winners(totals, state.forfeited)), state.turn)
+
+
+def forfeit(state: State, seat: int) -> list[Event]:
+    """``seat`` (the active one: only it ever acts) forfeits: ``SeatForfeited``, then the
+    turn passes on as after a finished turn -- the rest of its move is void -- or, with
+    fewer than two seats left in, the game ends (reason ``forfeit``)."""
+    out = ev.seat_forfeited(seat)
+    after = evolve(state, out)
+    if state.players - len(after.forfeited) < 2:
+        return [out, game_ended(after, ev.FORFEIT)]
+    return [out, *end_of_turn(after)]

@@ -60,6 +60,7 @@ class State:
     inspect_count: int  # ears to choose (INSPECT)
     last_roll: tuple[str, int] | None  # (purpose, value) of the latest die roll
     result: Result | None
+    forfeited: frozenset[int] = frozenset()  # seats out of the game (turn clocks, docs/rules)
 
 
 updated = replacer(State)
@@ -92,10 +93,20 @@ def scores(state: State) -> tuple[int, ...]:
     return tuple(seat_score(state, seat) for seat in range(state.players))
 
 
-def winners(totals: tuple[int, ...]) -> tuple[int, ...]:
-    """The seats with the highest total; equal totals share the win."""
-    best = max(totals)
-    return tuple(seat for seat, total in enumerate(totals) if total == best)
+def winners(totals: tuple[int, ...], out: frozenset[int] = frozenset()) -> tuple[int, ...]:
+    """The seats with the highest total; equal totals share the win. Seats in ``out``
+    (forfeited) never win."""
+    best = max(total for seat, total in enumerate(totals) if seat not in out)
+    return tuple(seat for seat, total in enumerate(totals) if total == best and seat not in out)
+
+
+def next_seat(state: State, seat: int) -> int:
+    """The seat after ``seat`` clockwise that has not forfeited (its turns are skipped)."""
+    for step in range(1, state.players + 1):
+        candidate = (seat + step) % state.players
+        if candidate not in state.forfeited:
+            return candidate
+    return seat  # unreachable in play: a game with fewer than two seats left has ended
 
 
 def owned_colour_home(state: State) -> bool:

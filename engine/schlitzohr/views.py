@@ -54,6 +54,7 @@ def view(state: State, seat: int | None) -> JSON:
         "inspect_count": state.inspect_count,
         "last_roll": _last_roll(state),
         "result": None if state.result is None else state.result.to_json(),
+        "forfeited": sorted(state.forfeited),
     }
 
 

@@ -15,6 +15,10 @@ point (see ``service/app``):
   never reveals its seed, so a verified history can only hold one by forgery);
 - ``SeatTokenReissued``: the seat is held by a registered player, the game is open or
   running (``engine.table.check_reissue``); written by that seat;
+- ``TurnTimedOut``: the game runs with a turn clock, no other timeout is pending, the
+  seat is a person to act whose deadline (from the fold, ``engine.turnclock``) is the
+  one recorded, the event's time is not before it, the policy is the clock's, and the
+  system wrote it;
 - ``GameCreated`` only ever at version 1.
 
 No table event carries a command. Failures raise Discrepant of kind ``rules``
@@ -34,11 +38,14 @@ from engine.table import (
     SEAT_TAKEN,
     SEAT_TOKEN_REISSUED,
     SEED_REVEALED,
+    TURN_TIMED_OUT,
+    RUNNING,
     Table,
     check_join,
     check_leave,
     check_reissue,
 )
+from engine.turnclock import time_ms
 from events.audit.report import RULES, STRUCTURE, Discrepant
 from events.envelope import Envelope
 
@@ -61,6 +68,8 @@ def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:
         _play_started(table, envelope)
     elif kind == SEED_REVEALED:
         _seed_revealed(table, envelope, last)
+    elif kind == TURN_TIMED_OUT:
+        _turn_timed_out(table, envelope)
     elif kind == GAME_EXPIRED and (table.status != OPEN or envelope.actor != {"kind": "system"}):
         raise Discrepant(version, RULES, "GameExpired is written by the system, only while the game is open")
 
@@ -118,6 +127,26 @@ def _seed_revealed(table: Table, envelope: Envelope, last: bool) -> None:
         )
     if not last:
         raise Discrepant(envelope.version + 1, RULES, "an event after SeedRevealed")
+
+
+def _turn_timed_out(table: Table, envelope: Envelope) -> None:
+    version, data, clock = envelope.version, envelope.data, table.clock
+    if envelope.actor != {"kind": "system"}:
+        raise Discrepant(version, RULES, "TurnTimedOut written by a player, not the system")
+    if clock is None or table.status != RUNNING:
+        raise Discrepant(version, RULES, "TurnTimedOut in a game without a running clock")
+    if clock.pending is not None:
+        raise Discrepant(version, RULES, f"TurnTimedOut while seat {clock.pending}'s timeout is still owed")
+    seat = data["seat"]
+    deadline = clock.deadline_ms(seat) if 0 <= seat < len(clock.since) else None
+    if deadline is None:
+        raise Discrepant(version, RULES, f"TurnTimedOut for seat {seat}, which has no deadline")
+    if data["policy"] != clock.policy:
+        raise Discrepant(version, RULES, f"TurnTimedOut names policy {data['policy']}, the clock's is {clock.policy}")
+    if time_ms(data["deadline"]) != deadline:
+        raise Discrepant(version, RULES, f"TurnTimedOut records deadline {data['deadline']}, the clock gives another")
+    if time_ms(envelope.time) < deadline:
+        raise Discrepant(version, RULES, f"TurnTimedOut at {envelope.time}, before seat {seat}'s deadline")
 
 
 def _check_writer(envelope: Envelope, seat: int) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 from engine.model import JSON
 from engine.registry import get_game
 from engine.table import FINISHED, Table, evolve_table
+from events.clockview import clock_json, deadlines_json
 from events.envelope import Envelope
 
 
@@ -64,7 +65,8 @@ def view_at(history: Sequence[Envelope], version: int, seat: int | None) -> JSON
 
 def view_of(table: Table, seat: int | None) -> JSON:
     """A table as ``seat`` may see it: who sits where, the status, the commitment (and
-    the seed once revealed), and the game's own view (``game.view``; None before setup)."""
+    the seed once revealed), the game's own view (``game.view``; None before setup), and
+    its turn clock with the deadlines then (``events.clockview``)."""
     game: Any = get_game(table.game)
     return {
         "game": table.game,
@@ -75,6 +77,8 @@ def view_of(table: Table, seat: int | None) -> JSON:
         "commitment": table.commitment,
         "seed": table.seed if table.status == FINISHED else None,
         "state": None if table.state is None else game.view(table.state, seat),
+        "clock": clock_json(table),
+        "deadlines": deadlines_json(table),
     }
 
 

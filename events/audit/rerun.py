@@ -12,7 +12,13 @@ The walk is greedy, in version order, and mirrors how the application writes
 3. An event with a command and a seat or bot actor starts a batch: the rules re-decide
    ``game.decide(table.state, seat, command, rng)`` and the next k recorded events
    must be exactly its k events, all carrying that actor and command.
-4. At the end, the ``GameEnded`` data must equal ``game.result`` of the re-run state.
+4. After a ``TurnTimedOut`` (checked by ``events.audit.lobby``) the next batch must be the
+   clock policy's decision for that seat, re-made here exactly as the sweeper made it
+   (``engine.timeout.policy_decision`` with ``events.records.timeout_rng`` of the
+   revealed seed): written by ``{"kind": "timeout", "seat": n}`` with the bot's command
+   (null for a forfeit). A tampered decision -- another command, other events -- is a
+   ``rules`` discrepancy.
+5. At the end, the ``GameEnded`` data must equal ``game.result`` of the re-run state.
 
 Any other event (an engine event nobody commanded) is a ``rules`` discrepancy.
 Everything is folded with ``engine.table.evolve_table`` -- only events equal to what
@@ -33,8 +39,9 @@ from engine.table import FINISHED, GAME_ENDED, RUNNING, TABLE_TYPES, Table, evol
 from events.audit.compare import difference, first_difference
 from events.audit.lobby import check_table_event
 from events.audit.report import RULES, SCORE, STRUCTURE, Discrepant
-from events.envelope import SYSTEM, Envelope
-from events.records import engine_rng
+from engine.timeout import policy_decision
+from events.envelope import SYSTEM, Envelope, timeout_actor
+from events.records import engine_rng, timeout_rng
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +64,10 @@ def rerun(game: Game[Any], history: Sequence[Envelope], seed: str) -> Rerun:
     commands = 0
     while at < len(history):
         envelope = history[at]
-        if envelope.type in TABLE_TYPES:
+        if table.clock is not None and table.clock.pending is not None:
+            table, at = _timeout_decision(game, table, history, at, seed, rng)
+            commands += 1
+        elif envelope.type in TABLE_TYPES:
             check_table_event(table, envelope, last=at == len(history) - 1)
             table, at = _fold(game, table, envelope), at + 1
         else:
@@ -112,6 +122,23 @@ def _command(
             version, RULES, f"the rules refuse command {command} by seat {seat}: {err}"
         ) from None
     return _match(game, table, history, at, expected, (actor, command), f"command {command}")
+
+
+def _timeout_decision(
+    game: Game[Any], table: Table, history: Sequence[Envelope], at: int, seed: str, rng: RandomSource
+) -> tuple[Table, int]:
+    """Re-make the decision the clock's policy owes after a ``TurnTimedOut`` and match the
+    batch at ``history[at]`` against it."""
+    assert table.clock is not None and table.clock.pending is not None
+    seat, policy = table.clock.pending, table.clock.policy
+    envelope = history[at]
+    bot = timeout_rng(seed, envelope.game_id, table.version, seat)
+    try:
+        command, expected = policy_decision(game, table.state, seat, policy, bot, rng)
+    except (RuleViolation, ValueError) as err:
+        raise Discrepant(envelope.version, RULES, f"the {policy} policy cannot decide for seat {seat}: {err}") from None
+    what = f"the {policy} decision for timed-out seat {seat}"
+    return _match(game, table, history, at, expected, (timeout_actor(seat), command), what)
 
 
 def _match(

@@ -15,9 +15,10 @@ from events.schemas.fields import EVENT_TYPE, HEX64, ISO_UTC, seat_field
 
 
 class ActorSchema(Schema):
-    """``{"kind": "seat"|"bot", "seat": n}`` or ``{"kind": "system"}``."""
+    """``{"kind": "seat"|"bot"|"timeout", "seat": n}`` or ``{"kind": "system"}``
+    (``timeout``: the turn clock's policy deciding for a seat that timed out)."""
 
-    kind = fields.String(required=True, validate=validate.OneOf(["seat", "bot", "system"]))
+    kind = fields.String(required=True, validate=validate.OneOf(["seat", "bot", "timeout", "system"]))
     seat = seat_field(required=False)
 
     @validates_schema

@@ -103,6 +103,12 @@ class TurnEnded(Schema):
     turn = integer(1)
 
 
+class SeatForfeited(Schema):
+    """``{"seat"}``: the seat timed out under a ``forfeit`` turn clock; its turns are skipped."""
+
+    seat = seat_field()
+
+
 EVENT_TYPES: tuple[EventType, ...] = (
     EventType("GameSetUp", GameSetUp(), GameSetUpPrivate()),
     EventType("DieRolled", DieRolled()),
@@ -115,4 +121,5 @@ EVENT_TYPES: tuple[EventType, ...] = (
     EventType("JokerReturned", JokerChange()),
     EventType("MoveEnded", MoveEnded()),
     EventType("TurnEnded", TurnEnded()),
+    EventType("SeatForfeited", SeatForfeited()),
 )

@@ -9,6 +9,8 @@
   ``engine.table``): the lobby, before play begins.
 - ``GameExpired`` (v1, the table): the game never started -- its seats were not all
   taken within ``TABLETOP_OPEN_GAME_TTL_S``; written by the sweeper as the system.
+- ``TurnTimedOut`` (v1, the table): a seat let its turn clock's deadline pass; written
+  by the sweeper as the system (``engine.turnclock``).
 """
 
 from __future__ import annotations
@@ -16,21 +18,32 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from engine.table import MAX_NAME_LENGTH
-from events.schemas.fields import HEX64, MAX_SEAT, StrictBool, seat_field
+from events.schemas.fields import HEX64, ISO_UTC, MAX_SEAT, StrictBool, seat_field
 from events.schemas.registry import EventType
 
 GAME_CREATED_VERSION = 2
 """Current schema version of ``GameCreated``."""
 
 
+class ClockData(Schema):
+    """A game's turn clock (``engine.turnclock.check_clock`` gives exactly this)."""
+
+    per_decision_s = fields.Integer(strict=True, required=True, validate=validate.Range(1, 7 * 24 * 3600))
+    reserve_s = fields.Integer(strict=True, required=True, validate=validate.Range(0, 7 * 24 * 3600))
+    policy = fields.String(required=True, validate=validate.OneOf(["bot:random", "bot:greedy", "forfeit"]))
+
+
 class GameCreatedData(Schema):
-    """v2: ``{"game", "rules_version", "options", "seats", "commitment"}``."""
+    """v2: ``{"game", "rules_version", "options", "seats", "commitment"}``, and ``clock``
+    only in a game created with a turn clock (absent otherwise: older histories and
+    clockless games are byte for byte what they were)."""
 
     game = fields.String(required=True, validate=validate.Length(1, 64))
     rules_version = fields.String(required=True, validate=validate.Length(1, 64))
     options = fields.Dict(keys=fields.String(), required=True)
     seats = fields.Integer(strict=True, required=True, validate=validate.Range(1, MAX_SEAT + 1))
     commitment = fields.String(required=True, validate=HEX64)
+    clock = fields.Nested(ClockData, required=False)
 
 
 class SeedRevealedData(Schema):
@@ -91,6 +104,15 @@ class GameExpiredData(Schema):
     open_s = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
 
 
+class TurnTimedOutData(Schema):
+    """``{"seat", "policy", "deadline"}``: the seat whose deadline (ISO 8601 UTC) passed,
+    and the clock's policy, which decides for it next."""
+
+    seat = seat_field()
+    policy = fields.String(required=True, validate=validate.OneOf(["bot:random", "bot:greedy", "forfeit"]))
+    deadline = fields.String(required=True, validate=ISO_UTC)
+
+
 SHARED_TYPES: tuple[EventType, ...] = (
     EventType(
         "GameCreated",
@@ -119,5 +141,10 @@ SHARED_TYPES: tuple[EventType, ...] = (
         "GameExpired",
         GameExpiredData(),
         description="The game never started: its seats were not all taken in time.",
+    ),
+    EventType(
+        "TurnTimedOut",
+        TurnTimedOutData(),
+        description="A seat let its turn clock's deadline pass; the clock's policy decides for it.",
     ),
 )

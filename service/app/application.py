@@ -38,8 +38,10 @@ from engine.table import (
     seat_left,
     seat_taken,
     seat_token_reissued,
+    turn_timed_out,
 )
-from events.envelope import SYSTEM, bot_actor, seat_actor
+from engine.turnclock import TIMED_OUT, check_clock
+from events.envelope import SYSTEM, bot_actor, seat_actor, timeout_actor
 from events.errors import IdempotencyKeyReused, VersionConflict
 from events.port import GameRef
 from events.records import engine_rng, new_seed, seed_revealed, setup_events
@@ -132,17 +134,25 @@ class Application:
     # -- lobby -------------------------------------------------------------------------
 
     def create_game(
-        self, game_name: str, options: Mapping[str, Any] | None, seats: Sequence[str | None], client: str | None = None
+        self,
+        game_name: str,
+        options: Mapping[str, Any] | None,
+        seats: Sequence[str | None],
+        client: str | None = None,
+        clock: Any = None,
     ) -> JSON:
         """A new game with one entry per seat in ``seats``: None (a person) or a bot level.
 
         ``client``: who creates it (``ip:<address>``; None: an operator or a tool), counted
-        against the open-games cap while the game is open. Returns the spectator view.
-        RuleViolation for an unknown game, bad options, a bad seat count or an unknown
-        bot level; TooManyOpenGames when ``client`` is at the cap.
+        against the open-games cap while the game is open. ``clock``: the game's turn
+        clock (``engine.turnclock.check_clock``; None: no clock). Returns the spectator
+        view. RuleViolation for an unknown game, bad options, a bad clock
+        (``invalid_clock``), a bad seat count or an unknown bot level; TooManyOpenGames
+        when ``client`` is at the cap.
         """
         game = get_game(game_name)
         checked = game.validate_options(options)
+        clock_settings = check_clock(clock)
         for seat, level in enumerate(seats):
             if level is not None and level not in BOT_LEVELS:
                 raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
@@ -155,7 +165,7 @@ class Application:
             )
         game_id = secrets.token_urlsafe(GAME_ID_BYTES)
         seed = new_seed()
-        events = setup_events(game, checked, len(seats), seed)
+        events = setup_events(game, checked, len(seats), seed, clock_settings)
         events += [seat_taken(i, f"{level}-bot-{i}", bot=level) for i, level in enumerate(seats) if level is not None]
         if all(level is not None for level in seats):
             events.append(game_started())
@@ -274,8 +284,50 @@ class Application:
 
         return self._command(game_id, bot, command, expected_version, idempotency_key).document
 
+    def record_timeout(self, game_id: str, table: Table, seat: int, deadline: str) -> Table:
+        """Append ``TurnTimedOut`` for ``seat`` (the sweeper's job, see
+        ``service.app.timeouts``) at the table's version, as the system, under the key
+        ``sys:timeout:<version>`` (the server's own scope). StaleVersion if the game moved
+        on meanwhile (the seat moved in time, or another sweeper recorded it)."""
+        assert table.clock is not None
+        event = turn_timed_out(seat, table.clock.policy, deadline)
+        return self._append(game_id, table, [event], SYSTEM, None, f"sys:timeout:{table.version}")
+
+    def decide_timed_out(
+        self, game_id: str, table: Table, seat: int, command: JSON | None, events: list[Event]
+    ) -> Outcome:
+        """Append the decision the clock's policy made for ``seat`` after its
+        ``TurnTimedOut`` (``engine.timeout.policy_decision`` on ``table``): through the
+        one command path, as ``{"kind": "timeout", "seat": seat}``, at the table's
+        version, under the key ``sys:timeout:<version>:<seat>``. StaleVersion if another
+        sweeper appended it first."""
+
+        def policy(current: Table) -> tuple[int, JSON]:
+            if current.clock is None or current.clock.pending != seat:
+                raise Forbidden(f"seat {seat} has no timeout to decide", seat=seat)
+            return seat, timeout_actor(seat)
+
+        return self._command(
+            game_id, policy, command, table.version, f"timeout:{table.version}:{seat}", rules=lambda _t, _s: events
+        )
+
+    def finish_reveal(self, game_id: str, table: Table) -> bool:
+        """Reveal the seed of a finished game whose reveal was lost (its writer died
+        between ``GameEnded`` and ``SeedRevealed``); True if it was missing."""
+        if table.status != FINISHED or table.seed is not None:
+            return False
+        self._reveal_seed(game_id, table)
+        self.notifier.after_append(game_id, self.tables.load(game_id))
+        return True
+
     def _command(
-        self, game_id: str, identify: Callable[[Table], tuple[int, JSON]], command: Any, expected: int | None, key: str | None
+        self,
+        game_id: str,
+        identify: Callable[[Table], tuple[int, JSON]],
+        command: Any,
+        expected: int | None,
+        key: str | None,
+        rules: Callable[[Table, int], list[Event]] | None = None,
     ) -> Outcome:
         """The shared command path. ``identify`` names the seat and actor on the table the
         command is decided on, so a token is always checked against that very table.
@@ -286,7 +338,8 @@ class Application:
         deciding), when the decision fails at the current version (looked up then: the
         first call may have been what moved the game there, e.g. ended it), and when
         the decision succeeds (the append script answers ``dup``). So the normal path
-        costs no extra round trip."""
+        costs no extra round trip. ``rules`` (the timeout path only) gives the events
+        instead of ``game.decide``, once every check passed (``command`` may then be None)."""
         table = self.tables.cached(game_id) or self.tables.load(game_id)
         if expected is not None and key is None and table.version != expected:
             # Behind the client (another process took the last command): catch up first,
@@ -314,8 +367,15 @@ class Application:
             raise StaleVersion(f"the game is at version {table.version}, not {expected}", table.version)
         try:
             self._check_running(table)
+            if table.clock is not None and table.clock.pending is not None and actor.get("kind") != "timeout":
+                # The clock's policy owns this decision now (service.app.timeouts): a late
+                # command would break the history's rule that the decision follows.
+                raise RuleViolation(TIMED_OUT, "this turn timed out: the clock's policy is deciding it")
             game = get_game(table.game)
-            events = game.decide(table.state, seat, command, engine_rng(self.seed(game_id), game.rules_version))
+            if rules is not None:
+                events = rules(table, seat)
+            else:
+                events = game.decide(table.state, seat, command, engine_rng(self.seed(game_id), game.rules_version))
         except RuleViolation:
             # A retry naming the version its first call produced (e.g. the move that ended
             # the game): answer the first outcome, not a verdict on the position it made.
@@ -331,7 +391,8 @@ class Application:
         after = self._fold(table, events)
         try:
             result = self.store.append(
-                GameRef(game_id, table.game), events, expected, key, actor=actor, command=dict(command)
+                GameRef(game_id, table.game), events, expected, key, actor=actor,
+                command=None if command is None else dict(command),
             )
         except VersionConflict as conflict:
             self.tables.load(game_id)
@@ -340,6 +401,8 @@ class Application:
             raise IdempotencyMismatch("this idempotency key was used for another command") from None
         if result.duplicate:
             return Outcome(retries.replay_outcome(self.store, game_id, result, seat))
+        if after.clock is not None and result.time:
+            after = self._fold(table, events, result.time)  # the clock runs on the stored time
         self.tables.remember(game_id, after)
         if after.status == FINISHED:
             self._reveal_seed(game_id, after)
@@ -388,11 +451,12 @@ class Application:
         if table.status != RUNNING:
             raise RuleViolation("game_over", "the game is over")
 
-    def _fold(self, table: Table, events: Sequence[Event]) -> Table:
-        """The table after ``events`` (engine events: their time plays no part in the fold)."""
+    def _fold(self, table: Table, events: Sequence[Event], time: str = "") -> Table:
+        """The table after ``events`` (engine events). Their time plays a part only in a
+        turn clock, folded again with the stamp the store gave them (empty: not yet)."""
         game = get_game(table.game)
         for event in events:
-            table = evolve_table(game, table, event, table.version + 1, "")
+            table = evolve_table(game, table, event, table.version + 1, time)
         return table
 
     def seed(self, game_id: str) -> str:

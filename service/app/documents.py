@@ -18,6 +18,7 @@ from engine.game import Game
 from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.table import FINISHED, Table
+from events.clockview import clock_json, deadlines_json
 
 
 def encode(document: Any) -> str:
@@ -67,6 +68,8 @@ def view_document(game_id: str, table: Table, seat: int | None) -> JSON:
         "to_act": {str(s): list(kinds) for s, kinds in sorted(to_act.items())},
         "result": result.to_json() if result is not None else None,
         "state": game.view(state, seat) if state is not None else None,
+        "clock": clock_json(table),
+        "deadlines": deadlines_json(table),
     }
 
 

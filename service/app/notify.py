@@ -55,7 +55,8 @@ from rq.exceptions import DuplicateJobError
 from engine.registry import get_game
 from engine.table import RUNNING, Table
 from events import feed
-from events.keys import BOTS_WAITING, prefixed
+from events.keys import BOTS_WAITING, CLOCKS_DUE, prefixed
+from service.app.clock_index import next_look_ms
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -177,6 +178,7 @@ class RedisNotifier:
         self._bots = bots
         self._shards = feed.shards_from_env() if shards is None else shards
         self._waiting = prefixed(prefix, BOTS_WAITING)
+        self._clocks_due = prefixed(prefix, CLOCKS_DUE)
         self._clock = clock
 
     def after_append(self, game_id: str, table: Table) -> None:
@@ -186,6 +188,8 @@ class RedisNotifier:
             log.exception("notifying after game %s version %s failed", game_id, table.version)
 
     def _notify(self, game_id: str, table: Table) -> None:
+        if table.clock is not None:
+            self._index_clock(game_id, table)
         if not table.bot_seats():  # the common case: one command (or none), no pipeline
             if not self._feed_in_store:
                 feed.publish(self._redis, self._prefix, game_id, table.version, shards=self._shards)
@@ -202,6 +206,16 @@ class RedisNotifier:
         pipe.execute()
         for seat in waiting:
             self._bots.enqueue(game_id, table.version, seat, level=table.seats[seat].bot)
+
+
+    def _index_clock(self, game_id: str, table: Table) -> None:
+        """A clocked game's next look in ``<p>clocks:due`` (``service.app.clock_index``).
+        Games without a clock never reach here: they cost nothing."""
+        score = next_look_ms(table, int(self._clock() * 1000))
+        if score is None:
+            self._redis.zrem(self._clocks_due, game_id)
+        else:
+            self._redis.zadd(self._clocks_due, {game_id: score})
 
 
 def default_notifier(

@@ -39,7 +39,9 @@ def create_game() -> Response:
     strong = sum(level == "strong" for level in levels)
     ratelimit.charge(ratelimit.CREATE, 1 + strong * context.settings().strong_seat_cost)
     creator = clients.creator_id()
-    view = context.application().create_game(request["game"], request["options"], levels, creator)
+    view = context.application().create_game(
+        request["game"], request["options"], levels, creator, clock=request["clock"]
+    )
     headers = {**version_headers(view["version"]), "Location": f"/v1/games/{view['game_id']}"}
     return json_response(view, 201, headers)
 

@@ -75,6 +75,9 @@ class CreateGame(Strict):
         values=fields.String(validate=validate.OneOf(BOT_LEVELS)),
         load_default=dict,
     )
+    # The turn clock (docs/api.md, "Turn clocks"): checked field by field by
+    # engine.turnclock.check_clock (422 invalid_clock); null or absent = no clock.
+    clock = fields.Raw(load_default=None, allow_none=True)
 
 
 class Join(Strict):

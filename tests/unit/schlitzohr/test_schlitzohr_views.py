@@ -11,7 +11,7 @@ from engine.schlitzohr.state import MOVING
 
 VIEW_KEYS = set(
     "game viewer players options board known_colours inspected seat_colours jokers_left scores"
-    " turn active_seat phase pips_left inspect_count last_roll result".split()
+    " turn active_seat phase pips_left inspect_count last_roll result forfeited".split()
 )
 
 

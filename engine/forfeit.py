@@ -1,0 +1,45 @@
+"""Forfeits: what the rules make of a seat that ran out of time under the ``forfeit`` policy.
+
+Per game (``docs/rules/*.md``, "Forfeit"):
+
+- **Schlitzohr** plays on without the seat (``engine.schlitzohr.flow.forfeit``):
+  ``SeatForfeited``, its turns skipped from then on, its ears left on the board -- ears
+  belong to nobody -- and it never wins; with fewer than two seats left in, the game ends.
+- **Abluxxen** ends at once: every seat's row can be abluxxed and a victim must answer,
+  so the forfeiting seat's hand and row would freeze the others' play or have to be
+  played by someone. ``GameEnded {reason: "forfeit"}`` with the scores as they stand
+  (the running deal counts, as the view's ``scores`` show); the best of the *other*
+  seats win (ties: fewest hand cards, counted as at a deal's end plus the hands now).
+
+Pure; :func:`forfeit_events` raises ValueError for a seat that is not to act.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.game import Game
+from engine.model import Event
+
+FORFEIT_REASON = "forfeit"
+GAME_ENDED = "GameEnded"
+
+
+def forfeit_events(game: Game[Any], state: Any, seat: int) -> list[Event]:
+    """The events of ``seat``'s forfeit (see the module docstring)."""
+    if seat not in game.to_act(state):
+        raise ValueError(f"seat {seat} is not to act: it cannot time out")
+    if game.name == "schlitzohr":
+        from engine.schlitzohr.flow import forfeit  # noqa: PLC0415 - the games import engine helpers
+
+        return forfeit(state, seat)
+    totals = tuple(game.scores(state))
+    others = [s for s in range(len(totals)) if s != seat]
+    best = max(totals[s] for s in others)
+    leaders = [s for s in others if totals[s] == best]
+    if game.name == "abluxxen":
+        cards = [state.banked_hand_cards[s] + state.hand_size(s) for s in range(len(totals))]
+        fewest = min(cards[s] for s in leaders)
+        leaders = [s for s in leaders if cards[s] == fewest]
+    data = {"reason": FORFEIT_REASON, "scores": list(totals), "winners": leaders, "turns": state.turn}
+    return [Event(GAME_ENDED, data)]
