@@ -121,6 +121,7 @@ class SchlitzohrState(TypedDict):
     active_seat: int | None
     phase: Literal["start", "six", "moving", "inspect", "over"]
     pips_left: int
+    forfeited: NotRequired[list[int]]
     inspect_count: int
     last_roll: LastRoll | None
     result: Result | None
@@ -184,6 +185,10 @@ class View(TypedDict):
     to_act: ToAct
     result: Result | None
     state: SchlitzohrState | AbluxxenState | None
+    clock: NotRequired[dict[str, Any] | None]
+    """The turn clock (settings, reserves left, a pending timeout); null without one."""
+    deadlines: NotRequired[dict[str, dict[str, Any]]]
+    """Seat (as a string) -> ``{"at", "at_ms"}``: when each person's seat to act times out."""
 
 
 class Joined(TypedDict):
