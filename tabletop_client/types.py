@@ -72,6 +72,8 @@ class SeatInfo(TypedDict):
     seat: int
     name: str | None
     bot: BotLevel | None
+    guest: bool
+    """A person without an account (false for registered players, bots, free seats)."""
 
 
 class Result(TypedDict):
@@ -306,6 +308,7 @@ class EventPage(TypedDict):
 class GameSummarySeat(TypedDict):
     name: str
     bot: BotLevel | None
+    guest: NotRequired[bool]
 
 
 class GameSummary(TypedDict):
@@ -328,6 +331,7 @@ class PlayerTotals(TypedDict):
     games: int
     wins: int
     points: int
+    registered: bool
 
 
 class Discrepancy(TypedDict):

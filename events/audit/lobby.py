@@ -13,6 +13,8 @@ point (see ``service/app``):
 - ``SeedRevealed``: the game has ended, the system wrote it, and it is the last event;
 - ``GameExpired``: the game is still open and the system wrote it (an expired game
   never reveals its seed, so a verified history can only hold one by forgery);
+- ``SeatTokenReissued``: the seat is held by a registered player, the game is open or
+  running (``engine.table.check_reissue``); written by that seat;
 - ``TurnTimedOut``: the game runs with a turn clock, no other timeout is pending, the
   seat is a person to act whose deadline (from the fold, ``engine.turnclock``) is the
   one recorded, the event's time is not before it, the policy is the clock's, and the
@@ -34,12 +36,14 @@ from engine.table import (
     OPEN,
     SEAT_LEFT,
     SEAT_TAKEN,
+    SEAT_TOKEN_REISSUED,
     SEED_REVEALED,
     TURN_TIMED_OUT,
     RUNNING,
     Table,
     check_join,
     check_leave,
+    check_reissue,
 )
 from engine.turnclock import time_ms
 from events.audit.report import RULES, STRUCTURE, Discrepant
@@ -58,6 +62,8 @@ def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:
         _seat_taken(table, envelope)
     elif kind == SEAT_LEFT:
         _seat_left(table, envelope)
+    elif kind == SEAT_TOKEN_REISSUED:
+        _token_reissued(table, envelope)
     elif kind == GAME_STARTED:
         _play_started(table, envelope)
     elif kind == SEED_REVEALED:
@@ -77,6 +83,16 @@ def _seat_taken(table: Table, envelope: Envelope) -> None:
         raise Discrepant(
             envelope.version, RULES, f"SeatTaken breaks the lobby rules: {err}"
         ) from None
+
+
+def _token_reissued(table: Table, envelope: Envelope) -> None:
+    seat = envelope.data["seat"]
+    if envelope.actor_seat != seat:
+        raise Discrepant(envelope.version, RULES, f"SeatTokenReissued for seat {seat} not written by that seat")
+    try:
+        check_reissue(table, seat)
+    except RuleViolation as err:
+        raise Discrepant(envelope.version, RULES, f"SeatTokenReissued breaks the lobby rules: {err}") from None
 
 
 def _seat_left(table: Table, envelope: Envelope) -> None:

@@ -24,6 +24,7 @@ from engine.table import Table
 from events.errors import GameNotFound
 from events.port import EventReader
 from events.projections.model import fold, record_of
+from events.projections.notices import NoticeWriter
 from events.projections.redis_models import ReadModels, status_rank
 from events.redaction import ADMIN
 
@@ -48,6 +49,7 @@ class Updater:
     def __init__(self, reader: EventReader, models: ReadModels) -> None:
         self.reader = reader
         self.models = models
+        self.notices = NoticeWriter(models.client, models.keys.prefix)
 
     def update(self, game_id: str) -> Update:
         """Bring ``game_id``'s read models up to the stored head (see module docstring).
@@ -62,12 +64,16 @@ class Updater:
         for _ in range(ATTEMPTS):
             envelopes = self.reader.read_range(game_id, ADMIN, stored.version + 1)
             if not envelopes:
+                # A redelivery: whatever a crash left undone after the last write
+                # (cross-slot read models, notices: both idempotent).
                 self._finish_cross_slot(game_id, stored.table, stored.lobby_rank)
+                self.notices.write(game_id, stored.table, stored.table)
                 return Update(game_id, stored.version, 0)
             table = fold(game_id, stored.table, envelopes)
             assert table is not None  # envelopes is not empty
             if self.models.apply(game_id, stored.version, record_of(table)):
                 self._finish_cross_slot(game_id, table, stored.lobby_rank)
+                self.notices.write(game_id, stored.table, table)
                 return Update(game_id, table.version, len(envelopes))
             stored = self.models.load(game_id)  # someone else advanced it: start again there
         return Update(game_id, stored.version, 0)
@@ -86,6 +92,7 @@ class Updater:
             raise GameNotFound(game_id)
         written = self.models.replace(game_id, record_of(table))
         self._finish_cross_slot(game_id, table, lobby_rank=0)
+        self.notices.write(game_id, None, table)
         return Update(game_id, table.version, len(envelopes) if written else 0)
 
     def _finish_cross_slot(self, game_id: str, table: Table | None, lobby_rank: int) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from engine.table import MAX_NAME_LENGTH
-from events.schemas.fields import HEX64, ISO_UTC, MAX_SEAT, seat_field
+from events.schemas.fields import HEX64, ISO_UTC, MAX_SEAT, StrictBool, seat_field
 from events.schemas.registry import EventType
 
 GAME_CREATED_VERSION = 2
@@ -62,17 +62,29 @@ class GameEndedData(Schema):
 
 
 class SeatTakenData(Schema):
-    """``{"seat", "name", "bot"}``: ``bot`` is the bot level, or null for a person."""
+    """``{"seat", "name", "bot"}``: ``bot`` is the bot level, or null for a person. A
+    person's seat also says ``"guest": true``, or ``"account": <canonical name>, "guest":
+    false`` for a registered player (both absent in events written before accounts
+    existed: those persons are guests)."""
 
     seat = seat_field()
     name = fields.String(required=True, validate=validate.Length(1, MAX_NAME_LENGTH))
     bot = fields.String(required=True, allow_none=True, validate=validate.Length(1, 32))
+    account = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH))
+    guest = StrictBool()
 
 
 class SeatTakenPrivate(Schema):
     """``{"token_hash"}``: SHA-256 of the person's seat token (seen by nobody in play)."""
 
     token_hash = fields.String(required=True, validate=HEX64)
+
+
+class SeatTokenReissuedData(Schema):
+    """``{"seat"}``: the registered player holding the seat took it back with a fresh
+    token (the private part: its hash, as in ``SeatTaken``); the old token is void."""
+
+    seat = seat_field()
 
 
 class SeatLeftData(Schema):
@@ -116,6 +128,12 @@ SHARED_TYPES: tuple[EventType, ...] = (
     EventType("GameEnded", GameEndedData(), description="The game is over: scores and winners."),
     EventType(
         "SeatTaken", SeatTakenData(), SeatTakenPrivate(), description="A person or a bot took a seat."
+    ),
+    EventType(
+        "SeatTokenReissued",
+        SeatTokenReissuedData(),
+        SeatTakenPrivate(),
+        description="A registered player took its seat back: a fresh seat token, the old one void.",
     ),
     EventType("SeatLeft", SeatLeftData(), description="A person left their seat before the start."),
     EventType("PlayStarted", PlayStartedData(), description="Every seat is taken; play begins."),

@@ -25,6 +25,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from events.projections import ProjectionReader
 from service.bootstrap import Services, build
 from service.http import (
+    accounts,
     audit,
     catalogue,
     context,
@@ -34,6 +35,7 @@ from service.http import (
     metrics,
     ops,
     play,
+    player_stream,
     players,
     problems,
     ratelimit,
@@ -88,4 +90,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         app.register_blueprint(blueprint)
     app.register_blueprint(tickets.bp)
     app.register_blueprint(webclient.bp)  # the browser client at / (files in web/)
+    app.register_blueprint(accounts.bp)  # issue 15: accounts and the player stream
+    app.register_blueprint(player_stream.bp)
+    player_stream.install(app, services)
     return app

@@ -20,7 +20,8 @@ from flask import g, request
 
 from engine.table import OPEN, Table
 from events.redaction import ADMIN, SPECTATOR, Viewer
-from service.app.errors import Forbidden, GameNotFound, Unauthenticated
+from service.accounts.store import Account, is_player_key
+from service.app.errors import Forbidden, GameNotFound, NotAPlayer, Unauthenticated
 from service.http import context
 from service.tokens import matches, parse_token
 
@@ -85,6 +86,28 @@ def required_token() -> str:
     return token
 
 
+def caller_account() -> Account | None:
+    """The registered player whose player key the request carries; None without a token
+    or with another kind of token (a seat token, the admin's); 401 for a player key that
+    fits no account."""
+    token = bearer_token()
+    if token is None or not is_player_key(token):
+        return None
+    accounts = context.application().accounts
+    account = accounts.resolve(token) if accounts is not None else None
+    if account is None:
+        raise Unauthenticated("invalid player key")
+    return account
+
+
+def required_account() -> Account:
+    """The caller's account: 401 ``player_key_required`` without a player key."""
+    account = caller_account()
+    if account is None:
+        raise NotAPlayer("this needs a player key (Authorization: Bearer <player key>)")
+    return account
+
+
 def history_viewer(game_id: str) -> Viewer:
     """Whom to redact a history for: the admin sees everything, a seat its own part."""
     token = bearer_token()
@@ -104,6 +127,7 @@ def rate_limit_bucket() -> str:
     """The rate-limit bucket of the request, from *verified* identity only:
 
     - ``admin`` for the admin token (compared in constant time);
+    - ``player:<account id>`` for a player key this process has verified before;
     - ``seat:<game>:<seat>`` for a seat token that holds its seat, on a URL of that
       very game (the check the command path makes anyway: the token's hash against
       the table this process holds -- no round trip when it holds it, else the one
@@ -122,19 +146,29 @@ def rate_limit_bucket() -> str:
         if scheme.lower() == "bearer" and token:
             settled = _settled.get(token)
             if settled is not None and (request.view_args or {}).get("game_id") == settled[0]:
-                return settled[1]
+                if _still_held(settled[0], settled[2], token):
+                    return settled[1]
+                _settled.pop(token, None)  # its seat was taken back (SeatTokenReissued)
             if is_admin(token):
                 return "admin"
+            if is_player_key(token):
+                # Verified only if this process resolved it before (no round trip here);
+                # else the address pays, as for any token not yet checked.
+                accounts = context.application().accounts
+                account = accounts.cached(token) if accounts is not None else None
+                return "ip:" + client_address() if account is None else "player:" + account.account_id
             seat = _verified_seat(token)
             if seat is not None:
                 return seat
     return "ip:" + client_address()
 
 
-_settled: dict[str, tuple[str, str]] = {}
-"""Seat token -> (its game, its bucket), for tokens verified on a table whose play had
-begun: seats never change hands after that, so the token holds its seat for good and
-the check need not be repeated (the command path checks it anyway). Only verified tokens get in, at
+_settled: dict[str, tuple[str, str, int]] = {}
+"""Seat token -> (its game, its bucket, its seat), for tokens verified on a table whose
+play had begun: seats never change hands after that, so the token holds its seat unless
+its account takes the seat back with a fresh token (``SeatTokenReissued``) -- checked
+against the table this process holds, if it holds one (no round trip), so a revoked
+token cannot spend the seat's budget here (the command path checks it anyway). Only verified tokens get in, at
 most ``_SETTLED_KEPT`` of them (then it starts afresh): made-up tokens cannot grow it."""
 _SETTLED_KEPT = 10_000
 
@@ -166,8 +200,15 @@ def _bucket(game_id: str, seat: int, token: str, table: Table) -> str:
     if table.status != OPEN:
         if len(_settled) >= _SETTLED_KEPT:
             _settled.clear()  # crude but lock-free; a miss costs one check
-        _settled[token] = (game_id, bucket)
+        _settled[token] = (game_id, bucket, seat)
     return bucket
+
+
+def _still_held(game_id: str, seat: int, token: str) -> bool:
+    """Whether ``token`` still holds ``seat`` on the table this process holds (True when
+    it holds none: no round trip for a rate-limit bucket)."""
+    table = context.application().tables.cached(game_id)
+    return table is None or _holds(table, seat, token)
 
 
 def _holds(table: Table, seat: int, token: str) -> bool:
