@@ -28,7 +28,9 @@ from tabletop_client.types import (
     Joined,
     Legal,
     LegalCompact,
+    MyGames,
     PlayerTotals,
+    Registered,
     StreamTicket,
     Verification,
     View,
@@ -80,26 +82,31 @@ class TabletopClient(Transport):
         params = {"game": game, "status": status, "limit": limit, "cursor": cursor}
         return cast(GameList, self.get_json("/v1/games", params=params))
 
-    def join(self, game_id: str, name: str, *, seat: int | None = None) -> Seat:
-        """Take ``seat`` (or the lowest free one) as ``name``. The returned
-        :class:`Seat` holds the token, which the server never shows again: keep it
-        (:meth:`Seat.save`). Not retried (a retry after a lost answer would find
-        the seat taken by the lost request)."""
-        body: dict[str, Any] = {"name": name}
+    def join(
+        self,
+        game_id: str,
+        name: str | None = None,
+        *,
+        seat: int | None = None,
+        player_key: str | None = None,
+    ) -> Seat:
+        """Take ``seat`` (or the lowest free one) as the guest ``name``, or with a
+        ``player_key`` under the account's name. The returned :class:`Seat` holds the
+        seat token, which the server never shows again: keep it (:meth:`Seat.save`).
+        Not retried (a retry after a lost answer would find the seat taken by the lost
+        request)."""
+        body: dict[str, Any] = {} if name is None else {"name": name}
         if seat is not None:
             body["seat"] = seat
-        joined = cast(
-            Joined,
-            self.request("POST", f"/v1/games/{game_id}/seats", body=body, retry=False).json(),
-        )
-        return Seat(
-            self,
-            joined["game_id"],
-            joined["seat"],
-            joined["token"],
-            name,
-            joined["view"]["version"],
-        )
+        path = f"/v1/games/{game_id}/seats"
+        answer = self.request("POST", path, body=body, token=player_key, retry=False)
+        return self._seat(cast(Joined, answer.json()))
+
+    def _seat(self, joined: Joined) -> Seat:
+        number = joined["seat"]
+        name = joined["view"]["seats"][number]["name"] or ""
+        version = joined["view"]["version"]
+        return Seat(self, joined["game_id"], number, joined["token"], name, version)
 
     def seat(self, game_id: str, seat: int, token: str, name: str = "") -> Seat:
         """A seat taken earlier (its token kept), to play on after a restart."""
@@ -139,6 +146,31 @@ class TabletopClient(Transport):
         params = {"form": "compact"}
         path = f"/v1/games/{game_id}/legal"
         return cast(LegalCompact, self.get_json(path, token=token, params=params))
+
+    # -- accounts ------------------------------------------------------------------
+
+    def register(self, name: str) -> Registered:
+        """Register ``name`` (refused, 409, when it or a look-alike is taken). The answer's
+        ``player_key`` is shown once: keep it; as a bearer token it takes seats
+        (:meth:`join` with ``token=``) and acts for them. Not retried (a retry after a
+        lost answer would find the name taken by the lost request)."""
+        answer = self.request("POST", "/v1/players", body={"name": name}, retry=False)
+        return cast(Registered, answer.json())
+
+    def my_games(
+        self, player_key: str, *, limit: int | None = None, cursor: int | None = None
+    ) -> MyGames:
+        """A page of the account's games, newest first, each with whether it is to move."""
+        params = {"limit": limit, "cursor": cursor}
+        page = self.get_json("/v1/players/me/games", token=player_key, params=params)
+        return cast(MyGames, page)
+
+    def reissue_seat_token(self, game_id: str, seat: int, player_key: str) -> Seat:
+        """Take the account's seat back after losing its seat token: a fresh token (the
+        old one is refused from now on). Not retried: a second reissue would revoke the
+        first answer's token."""
+        path = f"/v1/games/{game_id}/seats/{seat}/token"
+        return self._seat(cast(Joined, self.request("POST", path, token=player_key, retry=False).json()))
 
     def stream_ticket(self, game_id: str, *, token: str) -> StreamTicket:
         """A single-use ticket that opens this game's stream as ``token``'s seat with

@@ -257,6 +257,29 @@ class StreamTicket(TypedDict):
     expires_in: int
 
 
+class Registered(TypedDict):
+    """A registered account: its name as spelled, and its player key -- shown once."""
+
+    name: str
+    player_key: str
+
+
+class MyGame(TypedDict):
+    game_id: str
+    seat: int | None
+    status: Status | None
+    version: int | None
+    to_move: bool
+    deadline: Deadline | None
+
+
+class MyGames(TypedDict):
+    """A page of an account's games, newest first; ``next_cursor`` pages on."""
+
+    games: list[MyGame]
+    next_cursor: int | None
+
+
 class OutcomeEvent(TypedDict):
     type: str
     data: dict[str, Any]

@@ -19,7 +19,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, fields, validate
 
-from events.schemas.fields import Card
+from events.schemas.fields import Card, StrictBool
 
 JSON = dict[str, Any]
 
@@ -70,6 +70,8 @@ def _value(field: fields.Field) -> JSON:  # type: ignore[type-arg]
         out: JSON = {"type": "integer"}
     elif kind is fields.String:
         out = {"type": "string"}
+    elif kind is StrictBool:
+        out = {"type": "boolean"}
     elif kind is fields.List:
         out = {"type": "array", "items": _field(field.inner)}
     elif kind is fields.Dict:

@@ -18,6 +18,7 @@ from support.live_server import LiveServer
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
 from tabletop_client import (
+    Conflict,
     NotFound,
     RateLimited,
     RuleRefused,
@@ -133,6 +134,26 @@ def test_compact_legal_and_a_stream_ticket_through_the_client(client: TabletopCl
     assert ticket["seat"] == 0 and ticket["expires_in"] > 0 and ticket["ticket"] not in ada.token
     with pytest.raises(Unauthorized):
         client.stream_ticket(game_id, token=f"{game_id}.0.not-a-token")
+
+
+def test_an_account_through_the_client_joins_lists_and_takes_its_seat_back(
+    client: TabletopClient,
+) -> None:
+    name = f"cl{random.randrange(16**8):08x}"  # registered names are reserved for good
+    account = client.register(name)
+    assert account["name"] == name and account["player_key"]
+    with pytest.raises(Conflict) as taken:
+        client.register(name.upper())  # a look-alike of a registered name
+    assert taken.value.code == "name_registered"
+    game_id = client.create_game("schlitzohr", 2)["game_id"]
+    seat = client.join(game_id, player_key=account["player_key"])
+    assert seat.name == name and seat.seat == 0
+    assert [g["game_id"] for g in client.my_games(account["player_key"])["games"]] == [game_id]
+    again = client.reissue_seat_token(game_id, seat.seat, account["player_key"])
+    assert again.token != seat.token and again.seat == seat.seat
+    with pytest.raises(Unauthorized):
+        client.legal(game_id, token=seat.token)  # the lost token is revoked
+    assert again.legal()["you"] == 0
 
 
 def test_a_stale_command_is_resent_at_the_current_version_only_if_still_legal(
