@@ -112,7 +112,7 @@ def test_a_timeout_shows_the_other_seat_and_spectators_nothing_hidden(api: HttpA
 @pytest.mark.parametrize("clock", [
     {"per_decision_s": 10**30, "policy": "forfeit"},
     {"per_decision_s": "1", "policy": "forfeit"},
-    {"per_decision_s": 1.0, "policy": "forfeit"},
+    {"per_decision_s": 1.5, "policy": "forfeit"},  # (1.0 is read as 1: service.http.body)
     {"per_decision_s": None, "policy": "forfeit"},
     {"per_decision_s": 1, "policy": {"x": 1}},
     {"per_decision_s": 1, "policy": "forfeit", "reserve_s": [1]},
