@@ -114,11 +114,14 @@ class Projector:
         return handled
 
     def reconcile(self) -> int:
-        """Update every game whose read models lag behind its stream; returns how many."""
+        """Update every game whose read models lag behind its stream, then rate the games
+        left queued for rating (by a crash between submitting and rating); returns how
+        many games lagged."""
         client, keys = self.updater.models.client, self.updater.models.keys
         behind = lagging_games(client, keys, known_games(client, keys))
         for game_id in behind:
             self._update(game_id)
+        self.updater.ratings.rate_all()
         return len(behind)
 
     def run(self, stop: threading.Event) -> None:

@@ -14,16 +14,25 @@ Guarantees:
   says that the cross-slot part is still to do;
 - any number of updaters may run on one game at once: the loser of a race re-reads
   and retries, and a game whose checkpoint keeps moving is left to the winners.
+
+Ratings (``events.projections.ratings``): a game that has just finished is submitted
+to the ratings with the other cross-slot models (before the lobby, so a lobby showing
+"finished" means it was submitted) and the queued games of its type are rated at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.table import Table
+from engine.registry import get_game
+from engine.table import FINISHED, Table
+from events.envelope import Envelope
 from events.errors import GameNotFound
 from events.port import EventReader
 from events.projections.model import fold, record_of
+from events.projections.rating_outcome import outcome_of
+from events.projections.ratings import Ratings
 from events.projections.redis_models import ReadModels, status_rank
 from events.redaction import ADMIN
 
@@ -45,9 +54,12 @@ class Update:
 class Updater:
     """Updates read models from an event store. Thread-safe; share one per process."""
 
-    def __init__(self, reader: EventReader, models: ReadModels) -> None:
+    def __init__(
+        self, reader: EventReader, models: ReadModels, ratings: Ratings | None = None
+    ) -> None:
         self.reader = reader
         self.models = models
+        self.ratings = ratings or Ratings(models.client, models.keys.prefix)
 
     def update(self, game_id: str) -> Update:
         """Bring ``game_id``'s read models up to the stored head (see module docstring).
@@ -72,27 +84,50 @@ class Updater:
             stored = self.models.load(game_id)  # someone else advanced it: start again there
         return Update(game_id, stored.version, 0)
 
-    def rebuild(self, game_id: str) -> Update:
+    def rebuild(self, game_id: str, *, rate: bool = True) -> Update:
         """Replace ``game_id``'s read models with ones folded from its whole history.
 
         Raises GameNotFound for a game without events, UnprojectableGame if the
         history cannot be folded. A newer model written meanwhile by a live
         projector is kept (``scripts.REPLACE_GAME``). The lobby entry and the
-        totals are synced again whatever they show (both idempotent).
+        totals are synced again whatever they show (both idempotent), and a finished
+        game is submitted to the ratings (once, as always); ``rate`` False leaves
+        rating the queue to the caller (a full rebuild rates once, at the end).
         """
         envelopes = self.reader.read_all(game_id, ADMIN)
         table = fold(game_id, None, envelopes)
         if table is None:
             raise GameNotFound(game_id)
         written = self.models.replace(game_id, record_of(table))
-        self._finish_cross_slot(game_id, table, lobby_rank=0)
+        self._finish_cross_slot(game_id, table, lobby_rank=0, history=envelopes, rate=rate)
         return Update(game_id, table.version, len(envelopes) if written else 0)
 
-    def _finish_cross_slot(self, game_id: str, table: Table | None, lobby_rank: int) -> None:
-        """Player totals, then the lobby index -- in this order, so a lobby showing
-        "finished" means the totals are done too. Only when the lobby does not show
-        the table's status yet: a status changes at most three times per game."""
+    def _finish_cross_slot(
+        self,
+        game_id: str,
+        table: Table | None,
+        lobby_rank: int,
+        history: Sequence[Envelope] | None = None,
+        rate: bool = True,
+    ) -> None:
+        """Player totals and ratings, then the lobby index -- in this order, so a lobby
+        showing "finished" means the totals and the rating submission are done too.
+        Only when the lobby does not show the table's status yet: a status changes at
+        most three times per game. ``history`` is the game's whole history if the
+        caller has it (else a finished game's is read once, for its seats' identities)."""
         if table is None or lobby_rank >= status_rank(table.status):
             return
         self.models.count_finished(game_id, table)
+        if table.status == FINISHED:
+            self._submit_rating(game_id, table, history, rate)
         self.models.sync_lobby(game_id, table)
+
+    def _submit_rating(
+        self, game_id: str, table: Table, history: Sequence[Envelope] | None, rate: bool
+    ) -> None:
+        envelopes = history if history is not None else self.reader.read_all(game_id, ADMIN)
+        outcome = outcome_of(game_id, table, get_game(table.game).result(table.state), envelopes)
+        if outcome is not None:
+            self.ratings.submit(outcome)
+        if rate:
+            self.ratings.rate_pending(table.game)

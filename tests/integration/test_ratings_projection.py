@@ -1,0 +1,146 @@
+"""The ratings projection against openskill itself, on a real Redis.
+
+Games of bots of different levels are written exactly as the application writes them;
+the expected ratings are computed by ``support.expected_ratings`` with openskill from the
+public histories alone. Checked: the projector's ratings equal them; a full rebuild
+reproduces every ratings key byte for byte; games projected out of the rating order
+(latest first, or by racing threads) end the same, each game rated exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+import redis
+from support.expected_ratings import Played, expected, played_from_events
+from support.histories import Player, seed_for, write_game
+from support.readmodels import dump_read_models, rebuilt_read_models
+
+from events import feed
+from events.projections import ReadModels, Updater
+from events.projections.rating_keys import RatingKeys
+from events.redaction import SPECTATOR
+from events.redis_store import RedisEventStore
+from workers.projector import Projector
+
+pytestmark = pytest.mark.store
+
+SHARDS = 2
+GAMES: list[tuple[str, str, list[Player]]] = [
+    ("r1", "schlitzohr", [("R", "random"), ("G", "greedy")]),
+    ("r2", "abluxxen", [("G", "greedy"), ("R", "random"), ("S", "strong")]),
+    ("r3", "schlitzohr", [("S", "strong"), ("R", "random"), ("G", "greedy")]),
+    ("r4", "schlitzohr", [("R1", "random"), ("R2", "random")]),  # one identity: not rated
+    ("r5", "abluxxen", [("R", "random"), ("G", "greedy")]),
+    ("r6", "schlitzohr", [("G1", "greedy"), ("Ann", None), ("G2", "greedy"), ("R", "random")]),
+    ("r7", "schlitzohr", [("G", "greedy"), ("S", "strong")]),
+    ("r8", "abluxxen", [("S", "strong"), ("G", "greedy")]),
+]
+
+
+def write_all(store: RedisEventStore, client: redis.Redis, prefix: str) -> list[Played]:
+    played = []
+    for game_id, name, players in GAMES:
+        write_game(
+            store,
+            game_id,
+            name,
+            players,
+            seed=seed_for(game_id),
+            on_append=lambda g, v: feed.publish(client, prefix, g, v, shards=SHARDS),
+        )
+        events = [
+            {"type": e.type, "data": e.data, "time": e.time}
+            for e in store.read_all(game_id, SPECTATOR)
+        ]
+        found = played_from_events(game_id, events)
+        assert found is not None
+        played.append(found)
+    return played
+
+
+def stored_ratings(client: redis.Redis, prefix: str) -> dict[str, dict[str, tuple[float, float, int]]]:
+    out: dict[str, dict[str, tuple[float, float, int]]] = {}
+    for game in ("schlitzohr", "abluxxen"):
+        raw = client.hgetall(RatingKeys(prefix, game).rating)
+        table = {}
+        for ident, text in raw.items():
+            value = json.loads(text)
+            table[ident.decode()] = (value["mu"], value["sigma"], value["games"])
+        if table:
+            out[game] = table
+    return out
+
+
+def check_each_game_rated_once(client: redis.Redis, prefix: str, played: list[Played]) -> None:
+    want = expected(played)
+    for game in ("schlitzohr", "abluxxen"):
+        k = RatingKeys(prefix, game)
+        assert client.zcard(k.pending) == 0
+        rated = {m.decode() for m in client.zrange(k.done, 0, -1)}
+        records = {f.decode() for f in client.hkeys(k.record)}
+        rateable = {p.game_id for p in played if p.game == game and len({s for s in p.seats if s}) > 1}
+        assert rated == records == rateable
+        for ident, (_mu, _sigma, games) in want.get(game, {}).items():
+            assert client.zcard(k.played(ident)) == games
+
+
+def test_projected_ratings_equal_openskill_and_a_rebuild(
+    store: RedisEventStore, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    played = write_all(store, redis_client, key_prefix)
+    Projector(redis_client, key_prefix, shards=SHARDS, consumer="p").catch_up_once()
+    want = expected(played)
+    assert set(want) == {"schlitzohr", "abluxxen"}
+    assert "bot:greedy" in want["schlitzohr"] and "bot:strong" in want["abluxxen"]
+    assert stored_ratings(redis_client, key_prefix) == want  # exact floats
+    check_each_game_rated_once(redis_client, key_prefix, played)
+    live = dump_read_models(redis_client, key_prefix)
+    assert any(":ratings:" in k or "ratings:{" in k for k in live)
+    assert rebuilt_read_models(redis_client, key_prefix) == live
+
+
+def test_games_projected_latest_first_are_rated_in_the_rating_order(
+    store: RedisEventStore, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    played = write_all(store, redis_client, key_prefix)
+    updater = Updater(store, ReadModels(redis_client, key_prefix))
+    for p in sorted(played, key=lambda p: p.ended, reverse=True):
+        updater.update(p.game_id)  # each one rated at once, then re-rated after earlier ones
+    assert stored_ratings(redis_client, key_prefix) == expected(played)
+    check_each_game_rated_once(redis_client, key_prefix, played)
+    live = dump_read_models(redis_client, key_prefix)
+    assert rebuilt_read_models(redis_client, key_prefix) == live
+
+
+def test_racing_projectors_rate_each_game_once(
+    store: RedisEventStore, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    played = write_all(store, redis_client, key_prefix)
+    ids = [p.game_id for p in played]
+    barrier = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def run(order: list[str]) -> None:
+        updater = Updater(store, ReadModels(redis_client, key_prefix))
+        barrier.wait()
+        try:
+            for game_id in order:
+                updater.update(game_id)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    orders = [ids, ids[::-1], ids[1::2] + ids[::2], ids[::2][::-1] + ids[1::2]]
+    threads = [threading.Thread(target=run, args=(o,)) for o in orders]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    Updater(store, ReadModels(redis_client, key_prefix)).ratings.rate_all()  # leftovers of lost races
+    assert stored_ratings(redis_client, key_prefix) == expected(played)
+    check_each_game_rated_once(redis_client, key_prefix, played)
+    live = dump_read_models(redis_client, key_prefix)
+    assert rebuilt_read_models(redis_client, key_prefix) == live
