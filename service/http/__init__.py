@@ -36,6 +36,7 @@ from service.http import (
     players,
     problems,
     ratelimit,
+    ratings,
     security,
     waits,
 )
@@ -81,4 +82,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     waits.install(app, services)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(ratings.bp)
     return app

@@ -1,11 +1,12 @@
-"""Player totals over finished games, by player name (from the projector's read model)."""
+"""Player totals over finished games, by player name, and the account's ratings (from the
+projector's read models; ratings: ``service.http.ratings``)."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response
 
 from engine.table import MAX_NAME_LENGTH
-from service.http import body, context
+from service.http import body, context, ratings
 from service.http.problems import Problem
 from service.http.responses import json_response
 
@@ -17,6 +18,6 @@ def totals(name: str) -> Response:
     body.no_query()
     if not 0 < len(name) <= MAX_NAME_LENGTH:
         raise Problem(404, "player_not_found", "no player can have this name")
-    return json_response(
-        context.reads().player_totals(name).to_json(), headers={"Cache-Control": "no-cache"}
-    )
+    document = context.reads().player_totals(name).to_json()
+    document["ratings"] = ratings.player_ratings(name)
+    return json_response(document, headers={"Cache-Control": "no-cache"})
