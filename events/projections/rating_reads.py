@@ -27,6 +27,10 @@ from events.projections.rating_outcome import identity, split_identity
 DEFAULT_LIMIT = 20
 """Entries per page when the caller does not say."""
 
+MAX_ROUNDS = 4
+"""Most reads of a history page: entries of games being re-rated are skipped, and a page
+that met that many ends early (with a cursor), so one request's work stays bounded."""
+
 
 @dataclass(frozen=True, slots=True)
 class Page:
@@ -121,24 +125,37 @@ def history(
         after = _history_cursor(cursor)
         top = after[0]
     found: list[tuple[str, int, JSON]] = []
-    offset = 0
-    while len(found) < limit + 1:
+    offset, last = 0, None
+    for _ in range(MAX_ROUNDS):
         batch = client.zrevrangebyscore(
             k.played(ident), top, "-inf", start=offset, num=limit + 1, withscores=True
         )
         if not batch:
-            break
+            return _history_page(found, limit, None)
         offset += len(batch)
         games = [(_text(m), int(s)) for m, s in batch]
         games = [(g, s) for g, s in games if after is None or s < after[0] or g < after[1]]
         records = client.hmget(k.record, [g for g, _ in games]) if games else []
         for (game_id, score), raw in zip(games, records, strict=True):
+            last = (game_id, score)
             entry = _history_entry(game_id, ident, raw)
             if entry is not None:  # not rated (yet, or any more): queued for (re-)rating
                 found.append((game_id, score, entry))
+            if len(found) > limit:
+                return _history_page(found, limit, None)
+    # Bounded work per request: a long run of games queued for re-rating (during a
+    # rebuild) ends the page early; the cursor resumes after the last game looked at.
+    return _history_page(found, limit, last)
+
+
+def _history_page(
+    found: list[tuple[str, int, JSON]], limit: int, stopped: tuple[str, int] | None
+) -> Page:
     page = found[:limit]
-    more = len(found) > limit
-    return Page([e for *_, e in page], f"{page[-1][1]}:{page[-1][0]}" if more else None)
+    if len(found) > limit:
+        return Page([e for *_, e in page], f"{page[-1][1]}:{page[-1][0]}")
+    cursor = None if stopped is None else f"{stopped[1]}:{stopped[0]}"
+    return Page([e for *_, e in page], cursor)
 
 
 def _history_entry(game_id: str, ident: str, raw: Any) -> JSON | None:
