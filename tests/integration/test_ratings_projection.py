@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import json
 import threading
+from typing import Any
 
 import pytest
 import redis
+from support.clock import StepClock
+from support.cluster import LocalCluster
 from support.expected_ratings import Played, expected, played_from_events
 from support.histories import Player, seed_for, write_game
 from support.readmodels import dump_read_models, rebuilt_read_models
+from support.redis import delete_prefix, unique_prefix
 
 from events import feed
 from events.projections import ReadModels, Updater
@@ -40,7 +44,7 @@ GAMES: list[tuple[str, str, list[Player]]] = [
 ]
 
 
-def write_all(store: RedisEventStore, client: redis.Redis, prefix: str) -> list[Played]:
+def write_all(store: RedisEventStore, client: Any, prefix: str) -> list[Played]:
     played = []
     for game_id, name, players in GAMES:
         write_game(
@@ -61,7 +65,7 @@ def write_all(store: RedisEventStore, client: redis.Redis, prefix: str) -> list[
     return played
 
 
-def stored_ratings(client: redis.Redis, prefix: str) -> dict[str, dict[str, tuple[float, float, int]]]:
+def stored_ratings(client: Any, prefix: str) -> dict[str, dict[str, tuple[float, float, int]]]:
     out: dict[str, dict[str, tuple[float, float, int]]] = {}
     for game in ("schlitzohr", "abluxxen"):
         raw = client.hgetall(RatingKeys(prefix, game).rating)
@@ -74,7 +78,7 @@ def stored_ratings(client: redis.Redis, prefix: str) -> dict[str, dict[str, tupl
     return out
 
 
-def check_each_game_rated_once(client: redis.Redis, prefix: str, played: list[Played]) -> None:
+def check_each_game_rated_once(client: Any, prefix: str, played: list[Played]) -> None:
     want = expected(played)
     for game in ("schlitzohr", "abluxxen"):
         k = RatingKeys(prefix, game)
@@ -144,3 +148,18 @@ def test_racing_projectors_rate_each_game_once(
     check_each_game_rated_once(redis_client, key_prefix, played)
     live = dump_read_models(redis_client, key_prefix)
     assert rebuilt_read_models(redis_client, key_prefix) == live
+
+
+def test_ratings_on_a_cluster_equal_openskill_and_a_rebuild(local_cluster: LocalCluster) -> None:
+    client, prefix = local_cluster.client(), unique_prefix()
+    try:
+        store = RedisEventStore(client, prefix=prefix, clock=StepClock())
+        played = write_all(store, client, prefix)
+        Projector(client, prefix, shards=SHARDS, consumer="c", claim_idle_ms=0).catch_up_once()
+        assert stored_ratings(client, prefix) == expected(played)
+        check_each_game_rated_once(client, prefix, played)
+        live = dump_read_models(client, prefix)
+        assert rebuilt_read_models(client, prefix) == live
+    finally:
+        delete_prefix(client, prefix)
+        client.close()
