@@ -110,8 +110,9 @@ class Updater:
         history: Sequence[Envelope] | None = None,
         rate: bool = True,
     ) -> None:
-        """Player totals and ratings, then the lobby index -- in this order, so a lobby
-        showing "finished" means the totals and the rating submission are done too.
+        """Player totals and the rating submission, then the lobby index -- in this order,
+        so a lobby showing "finished" means the totals and the submission are done too;
+        then the queued games of the finished game's type are rated (``rate``).
         Only when the lobby does not show the table's status yet: a status changes at
         most three times per game. ``history`` is the game's whole history if the
         caller has it (else a finished game's is read once, for its seats' identities)."""
@@ -119,15 +120,17 @@ class Updater:
             return
         self.models.count_finished(game_id, table)
         if table.status == FINISHED:
-            self._submit_rating(game_id, table, history, rate)
+            self._submit_rating(game_id, table, history)
         self.models.sync_lobby(game_id, table)
+        if table.status == FINISHED and rate:
+            # After the lobby: rating may re-rate later games (see ``ratings``) and must
+            # not hold up the rest; what is left queued, reconciliation rates.
+            self.ratings.rate_pending(table.game)
 
     def _submit_rating(
-        self, game_id: str, table: Table, history: Sequence[Envelope] | None, rate: bool
+        self, game_id: str, table: Table, history: Sequence[Envelope] | None
     ) -> None:
         envelopes = history if history is not None else self.reader.read_all(game_id, ADMIN)
         outcome = outcome_of(game_id, table, get_game(table.game).result(table.state), envelopes)
         if outcome is not None:
             self.ratings.submit(outcome)
-        if rate:
-            self.ratings.rate_pending(table.game)

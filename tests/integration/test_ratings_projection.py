@@ -25,6 +25,7 @@ from support.redis import delete_prefix, unique_prefix
 from events import feed
 from events.projections import ReadModels, Updater
 from events.projections.rating_keys import RatingKeys
+from events.projections.ratings import Ratings
 from events.redaction import SPECTATOR
 from events.redis_store import RedisEventStore
 from workers.projector import Projector
@@ -163,3 +164,32 @@ def test_ratings_on_a_cluster_equal_openskill_and_a_rebuild(local_cluster: Local
     finally:
         delete_prefix(client, prefix)
         client.close()
+
+
+class Crash(Exception):
+    """Stands for the process dying at the hook's point."""
+
+
+class DiesBeforeRating(Ratings):
+    """Ratings whose process dies after submitting a game, before rating it."""
+
+    def rate_pending(self, game: str, batch: int = 100) -> int:
+        raise Crash
+
+
+def test_a_crash_between_submitting_and_rating_is_repaired_by_reconciliation(
+    store: RedisEventStore, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    played = write_all(store, redis_client, key_prefix)
+    models = ReadModels(redis_client, key_prefix)
+    dying = Updater(store, models, DiesBeforeRating(redis_client, key_prefix))
+    for p in played:
+        with pytest.raises(Crash):
+            dying.update(p.game_id)
+    k = RatingKeys(key_prefix, "schlitzohr")
+    assert redis_client.zcard(k.pending) > 0 and redis_client.hlen(k.rating) == 0
+    restarted = Projector(redis_client, key_prefix, shards=SHARDS, consumer="p2")
+    assert restarted.reconcile() == 0  # every read model is up to date: only ratings were left
+    assert stored_ratings(redis_client, key_prefix) == expected(played)
+    check_each_game_rated_once(redis_client, key_prefix, played)
+    assert rebuilt_read_models(redis_client, key_prefix) == dump_read_models(redis_client, key_prefix)
