@@ -22,6 +22,7 @@ to the ratings with the other cross-slot models (before the lobby, so a lobby sh
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,11 +56,22 @@ class Updater:
     """Updates read models from an event store. Thread-safe; share one per process."""
 
     def __init__(
-        self, reader: EventReader, models: ReadModels, ratings: Ratings | None = None
+        self,
+        reader: EventReader,
+        models: ReadModels,
+        ratings: Ratings | None = None,
+        *,
+        rate_on_finish: bool = True,
     ) -> None:
+        """``rate_on_finish`` False: a game that finishes is only submitted to the ratings
+        and ``ratings_due`` is set; the caller rates the queue when it sees fit (the
+        projector: once it has caught up with the feed, so that a backlog is rated once,
+        in order, instead of being re-rated as its earlier games trickle in)."""
         self.reader = reader
         self.models = models
         self.ratings = ratings or Ratings(models.client, models.keys.prefix)
+        self.rate_on_finish = rate_on_finish
+        self.ratings_due = threading.Event()
 
     def update(self, game_id: str) -> Update:
         """Bring ``game_id``'s read models up to the stored head (see module docstring).
@@ -125,7 +137,10 @@ class Updater:
         if table.status == FINISHED and rate:
             # After the lobby: rating may re-rate later games (see ``ratings``) and must
             # not hold up the rest; what is left queued, reconciliation rates.
-            self.ratings.rate_pending(table.game)
+            if self.rate_on_finish:
+                self.ratings.rate_pending(table.game)
+            else:
+                self.ratings_due.set()
 
     def _submit_rating(
         self, game_id: str, table: Table, history: Sequence[Envelope] | None

@@ -193,3 +193,27 @@ def test_a_crash_between_submitting_and_rating_is_repaired_by_reconciliation(
     assert stored_ratings(redis_client, key_prefix) == expected(played)
     check_each_game_rated_once(redis_client, key_prefix, played)
     assert rebuilt_read_models(redis_client, key_prefix) == dump_read_models(redis_client, key_prefix)
+
+
+class Counting(Ratings):
+    """Ratings that count the ratings they write (re-ratings included)."""
+
+    written = 0
+
+    def rate_pending(self, game: str, batch: int = 100) -> int:
+        done = super().rate_pending(game, batch)
+        Counting.written += done
+        return done
+
+
+def test_a_projector_catching_up_a_backlog_rates_each_game_once_without_re_rating(
+    store: RedisEventStore, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    played = write_all(store, redis_client, key_prefix)  # a backlog over both shards
+    projector = Projector(redis_client, key_prefix, shards=SHARDS, consumer="p")
+    projector.updater.ratings = Counting(redis_client, key_prefix)
+    Counting.written = 0
+    projector.catch_up_once()
+    rateable = [p for p in played if len({s for s in p.seats if s}) > 1]
+    assert Counting.written == len(rateable)  # shard by shard, yet nothing rated twice
+    assert stored_ratings(redis_client, key_prefix) == expected(played)
