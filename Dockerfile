@@ -13,6 +13,10 @@ COPY engine engine
 COPY events events
 COPY service service
 COPY workers workers
+# PyICU (player-name confusable skeletons) builds against the system ICU.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libicu-dev pkg-config g++ \
+    && rm -rf /var/lib/apt/lists/*
 RUN pip install --no-cache-dir -e . \
     && useradd --system --no-create-home tabletop
 USER tabletop

@@ -31,7 +31,10 @@ GAME_STARTED = "PlayStarted"
 GAME_ENDED = "GameEnded"
 SEED_REVEALED = "SeedRevealed"
 GAME_EXPIRED = "GameExpired"
-TABLE_TYPES = frozenset({GAME_CREATED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, SEED_REVEALED, GAME_EXPIRED})
+SEAT_TOKEN_REISSUED = "SeatTokenReissued"
+TABLE_TYPES = frozenset(
+    {GAME_CREATED, SEAT_TAKEN, SEAT_LEFT, GAME_STARTED, SEED_REVEALED, GAME_EXPIRED, SEAT_TOKEN_REISSUED}
+)
 """Event types of the table; the engine never sees them."""
 
 OPEN, RUNNING, FINISHED, EXPIRED = "open", "running", "finished", "expired"
@@ -57,15 +60,25 @@ class Seat:
     and the table stays a pure fold of its events. After the end it is public like
     everything else -- harmless: a hash of a 256-bit secret reveals nothing, and a
     token of a finished game can do nothing.
+
+    ``account`` is the canonical name of the registered player who took the seat
+    (None for a guest or a bot); ``SeatTokenReissued`` replaces ``token_hash`` (the
+    old token is refused from that version on).
     """
 
     name: str | None = None
     bot: str | None = None
     token_hash: str | None = None
+    account: str | None = None
 
     @property
     def free(self) -> bool:
         return self.name is None
+
+    @property
+    def guest(self) -> bool:
+        """A person without an account (a bot or a free seat is no guest)."""
+        return self.name is not None and self.bot is None and self.account is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +99,11 @@ class Table:
         """The seat a person called ``name`` holds, if any."""
         return next((i for i, s in enumerate(self.seats) if s.name == name and s.bot is None), None)
 
+    def seat_of_account(self, account: str) -> int | None:
+        """The seat the registered player ``account`` holds, if any (at most one: see
+        :func:`check_join`)."""
+        return next((i for i, s in enumerate(self.seats) if s.account == account), None)
+
     def free_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s.free]
 
@@ -93,11 +111,25 @@ class Table:
         return {i: s.bot for i, s in enumerate(self.seats) if s.bot is not None}
 
 
-def seat_taken(seat: int, name: str, bot: str | None = None, token_hash: str | None = None) -> Event:
-    """A seat taken by a bot (``bot`` = level) or a person (``token_hash`` of their token)."""
+def seat_taken(
+    seat: int, name: str, bot: str | None = None, token_hash: str | None = None, account: str | None = None
+) -> Event:
+    """A seat taken by a bot (``bot`` = level) or a person (``token_hash`` of their token).
+
+    A person's seat says in public whether a registered player took it: ``"account":
+    <canonical name>, "guest": false``, or ``"guest": true`` (no ``account``). Bot
+    seats carry neither (``bot`` says what they are)."""
     if token_hash is None:
         return Event(SEAT_TAKEN, {"seat": seat, "name": name, "bot": bot})
-    return Event(SEAT_TAKEN, {"seat": seat, "name": name, "bot": bot}, {"token_hash": token_hash}, ())
+    data: dict[str, Any] = {"seat": seat, "name": name, "bot": bot}
+    data.update({"account": account, "guest": False} if account is not None else {"guest": True})
+    return Event(SEAT_TAKEN, data, {"token_hash": token_hash}, ())
+
+
+def seat_token_reissued(seat: int, token_hash: str) -> Event:
+    """A registered player took its seat back with a fresh token: ``token_hash`` replaces
+    the seat's (private, seen by nobody in play, like ``SeatTaken``'s)."""
+    return Event(SEAT_TOKEN_REISSUED, {"seat": seat}, {"token_hash": token_hash}, ())
 
 
 def seat_left(seat: int) -> Event:
@@ -179,6 +211,18 @@ def check_join(table: Table, name: Any, seat: int | None) -> int:
     return seat
 
 
+def check_reissue(table: Table, seat: int) -> None:
+    """RuleViolation unless ``seat`` may be given a fresh token now: a seat a registered
+    player holds, in a game that is open or running."""
+    check_not_expired(table)
+    if not 0 <= seat < len(table.seats):
+        raise RuleViolation("invalid_seat", f"no seat {seat} in this game", {"seats": len(table.seats)})
+    if table.seats[seat].account is None:
+        raise RuleViolation("seat_not_registered", f"seat {seat} is not held by a registered player")
+    if table.status not in (OPEN, RUNNING):
+        raise RuleViolation("game_over", "the game is over")
+
+
 def check_leave(table: Table, seat: int) -> None:
     """RuleViolation unless ``seat`` may leave now (only before the game starts)."""
     check_not_expired(table)
@@ -197,7 +241,14 @@ def evolve_table(game: Game[Any], table: Table | None, event: Event, version: in
     if event.type == SEAT_TAKEN:
         seats = list(table.seats)
         token_hash = (event.private or {}).get("token_hash")
-        seats[event.data["seat"]] = Seat(event.data["name"], event.data.get("bot"), token_hash)
+        seats[event.data["seat"]] = Seat(
+            event.data["name"], event.data.get("bot"), token_hash, event.data.get("account")
+        )
+        return replace(table, seats=tuple(seats), version=version)
+    if event.type == SEAT_TOKEN_REISSUED:
+        seats = list(table.seats)
+        seat = event.data["seat"]
+        seats[seat] = replace(seats[seat], token_hash=(event.private or {}).get("token_hash"))
         return replace(table, seats=tuple(seats), version=version)
     if event.type == SEAT_LEFT:
         seats = list(table.seats)

@@ -15,6 +15,7 @@ from redis.cluster import RedisCluster
 from events.archive.lazy import LazyArchive
 from events.feed import shards_from_env
 from events.redis_store import RedisEventStore
+from service.accounts.store import AccountStore
 from service.app.application import Application, Notifier
 from service.app.open_games import OpenGames
 from service.runner import shared
@@ -124,7 +125,10 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
         cap=settings.max_open_games_per_client,
         ttl_s=settings.open_game_ttl_s,
     )
-    app = Application(store, notifier, snapshot_every=settings.snapshot_every, open_games=open_games)
+    accounts = AccountStore(client, settings.key_prefix)
+    app = Application(
+        store, notifier, snapshot_every=settings.snapshot_every, open_games=open_games, accounts=accounts
+    )
     return Services(settings, client, store, app, queue_client)
 
 

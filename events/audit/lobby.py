@@ -13,6 +13,8 @@ point (see ``service/app``):
 - ``SeedRevealed``: the game has ended, the system wrote it, and it is the last event;
 - ``GameExpired``: the game is still open and the system wrote it (an expired game
   never reveals its seed, so a verified history can only hold one by forgery);
+- ``SeatTokenReissued``: the seat is held by a registered player, the game is open or
+  running (``engine.table.check_reissue``); written by that seat;
 - ``GameCreated`` only ever at version 1.
 
 No table event carries a command. Failures raise Discrepant of kind ``rules``
@@ -30,10 +32,12 @@ from engine.table import (
     OPEN,
     SEAT_LEFT,
     SEAT_TAKEN,
+    SEAT_TOKEN_REISSUED,
     SEED_REVEALED,
     Table,
     check_join,
     check_leave,
+    check_reissue,
 )
 from events.audit.report import RULES, STRUCTURE, Discrepant
 from events.envelope import Envelope
@@ -51,6 +55,8 @@ def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:
         _seat_taken(table, envelope)
     elif kind == SEAT_LEFT:
         _seat_left(table, envelope)
+    elif kind == SEAT_TOKEN_REISSUED:
+        _token_reissued(table, envelope)
     elif kind == GAME_STARTED:
         _play_started(table, envelope)
     elif kind == SEED_REVEALED:
@@ -68,6 +74,16 @@ def _seat_taken(table: Table, envelope: Envelope) -> None:
         raise Discrepant(
             envelope.version, RULES, f"SeatTaken breaks the lobby rules: {err}"
         ) from None
+
+
+def _token_reissued(table: Table, envelope: Envelope) -> None:
+    seat = envelope.data["seat"]
+    if envelope.actor_seat != seat:
+        raise Discrepant(envelope.version, RULES, f"SeatTokenReissued for seat {seat} not written by that seat")
+    try:
+        check_reissue(table, seat)
+    except RuleViolation as err:
+        raise Discrepant(envelope.version, RULES, f"SeatTokenReissued breaks the lobby rules: {err}") from None
 
 
 def _seat_left(table: Table, envelope: Envelope) -> None:

@@ -70,7 +70,7 @@ def view_of(table: Table, seat: int | None) -> JSON:
         "game": table.game,
         "version": table.version,
         "status": table.status,
-        "seats": [{"seat": i, "name": s.name, "bot": s.bot} for i, s in enumerate(table.seats)],
+        "seats": [{"seat": i, "name": s.name, "bot": s.bot, "guest": s.guest} for i, s in enumerate(table.seats)],
         "options": dict(table.options),
         "commitment": table.commitment,
         "seed": table.seed if table.status == FINISHED else None,

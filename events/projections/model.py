@@ -130,7 +130,7 @@ def scores_of(table: Table) -> tuple[list[int], JSON | None]:
 
 def summary_of(table: Table) -> dict[str, str]:
     """The lobby's summary of ``table`` (no hidden facts, no tokens)."""
-    seats = [None if s.free else {"name": s.name, "bot": s.bot} for s in table.seats]
+    seats = [None if s.free else {"name": s.name, "bot": s.bot, "guest": s.guest} for s in table.seats]
     return {
         GAME: table.game,
         STATUS: table.status,

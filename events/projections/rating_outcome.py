@@ -1,6 +1,7 @@
 """Which finished games are rated, who is rated in them, and in which order. Pure: no Redis.
 
-A finished game's *rated outcome* is read from its history alone:
+A finished game's *rated outcome* is read from its table (its history folded) and the
+time of its ``GameEnded`` event:
 
 - **Identities.** A seat taken by a registered player (``SeatTaken`` public data
   ``"account": <canonical name>``, ``"guest": false``) is rated as ``player:<name>``;
@@ -31,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.model import JSON, Result
-from engine.table import FINISHED, GAME_ENDED, SEAT_LEFT, SEAT_TAKEN, Table
+from engine.table import FINISHED, GAME_ENDED, Seat, Table
 from events.envelope import Envelope
 from events.projections.model import created_us
 
@@ -67,14 +68,13 @@ def split_identity(ident: str) -> tuple[str, bool]:
     raise ValueError(f"not a rated identity: {ident!r}")
 
 
-def seat_identity(data: JSON) -> str | None:
-    """The identity of a ``SeatTaken``'s public data, or None for a guest."""
-    bot = data.get("bot")
-    if isinstance(bot, str) and bot:
-        return identity(bot, True)
-    account = data.get("account")
-    if data.get("guest") is False and isinstance(account, str) and account:
-        return identity(account, False)
+def seat_identity(seat: Seat) -> str | None:
+    """The identity of a seat (``Seat.account`` comes from ``SeatTaken``'s public
+    ``account``, set only for a registered player), or None for a guest or a free seat."""
+    if seat.bot:
+        return identity(seat.bot, True)
+    if seat.account:
+        return identity(seat.account, False)
     return None
 
 
@@ -95,23 +95,24 @@ def rated_players(seats: Sequence[str | None], seat_ranks: Sequence[int]) -> lis
     return out
 
 
+def rateable(table: Table) -> bool:
+    """Whether ``table``'s seats hold at least two distinct rated identities."""
+    return len({i for i in map(seat_identity, table.seats) if i is not None}) >= 2
+
+
+def ended_time(envelopes: Iterable[Envelope]) -> str | None:
+    """The time of the ``GameEnded`` among ``envelopes``, if it is there."""
+    return next((e.time for e in envelopes if e.type == GAME_ENDED), None)
+
+
 def outcome_of(
-    game_id: str, table: Table, result: Result | None, envelopes: Iterable[Envelope]
+    game_id: str, table: Table, result: Result | None, ended: str | None
 ) -> RatedOutcome | None:
-    """The rated outcome of a finished game from its whole history (``envelopes``), or
-    None if the game is not rated (not finished, or fewer than two identities)."""
-    if table.status != FINISHED or result is None:
+    """The rated outcome of a finished game (``ended``: its ``GameEnded`` time), or None
+    if the game is not rated (not finished, or fewer than two identities)."""
+    if table.status != FINISHED or result is None or ended is None:
         return None
-    seats: list[str | None] = [None] * len(table.seats)
-    ended: str | None = None
-    for envelope in envelopes:
-        if envelope.type == SEAT_TAKEN:
-            seats[envelope.data["seat"]] = seat_identity(envelope.data)
-        elif envelope.type == SEAT_LEFT:
-            seats[envelope.data["seat"]] = None
-        elif envelope.type == GAME_ENDED:
-            ended = envelope.time
-    players = rated_players(seats, ranks(result))
-    if ended is None or len(players) < 2:
+    players = rated_players([seat_identity(s) for s in table.seats], ranks(result))
+    if len(players) < 2:
         return None
     return RatedOutcome(game_id, table.game, ended, created_us(ended), tuple(players))

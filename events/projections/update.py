@@ -32,7 +32,8 @@ from events.envelope import Envelope
 from events.errors import GameNotFound
 from events.port import EventReader
 from events.projections.model import fold, record_of
-from events.projections.rating_outcome import outcome_of
+from events.projections.notices import NoticeWriter
+from events.projections.rating_outcome import ended_time, outcome_of, rateable
 from events.projections.ratings import Ratings
 from events.projections.redis_models import ReadModels, status_rank
 from events.redaction import ADMIN
@@ -72,6 +73,7 @@ class Updater:
         self.ratings = ratings or Ratings(models.client, models.keys.prefix)
         self.rate_on_finish = rate_on_finish
         self.ratings_due = threading.Event()
+        self.notices = NoticeWriter(models.client, models.keys.prefix)
 
     def update(self, game_id: str) -> Update:
         """Bring ``game_id``'s read models up to the stored head (see module docstring).
@@ -86,12 +88,16 @@ class Updater:
         for _ in range(ATTEMPTS):
             envelopes = self.reader.read_range(game_id, ADMIN, stored.version + 1)
             if not envelopes:
+                # A redelivery: whatever a crash left undone after the last write
+                # (cross-slot read models, notices: both idempotent).
                 self._finish_cross_slot(game_id, stored.table, stored.lobby_rank)
+                self.notices.write(game_id, stored.table, stored.table)
                 return Update(game_id, stored.version, 0)
             table = fold(game_id, stored.table, envelopes)
             assert table is not None  # envelopes is not empty
             if self.models.apply(game_id, stored.version, record_of(table)):
-                self._finish_cross_slot(game_id, table, stored.lobby_rank)
+                self._finish_cross_slot(game_id, table, stored.lobby_rank, envelopes)
+                self.notices.write(game_id, stored.table, table)
                 return Update(game_id, table.version, len(envelopes))
             stored = self.models.load(game_id)  # someone else advanced it: start again there
         return Update(game_id, stored.version, 0)
@@ -111,7 +117,8 @@ class Updater:
         if table is None:
             raise GameNotFound(game_id)
         written = self.models.replace(game_id, record_of(table))
-        self._finish_cross_slot(game_id, table, lobby_rank=0, history=envelopes, rate=rate)
+        self._finish_cross_slot(game_id, table, lobby_rank=0, recent=envelopes, rate=rate)
+        self.notices.write(game_id, None, table)
         return Update(game_id, table.version, len(envelopes) if written else 0)
 
     def _finish_cross_slot(
@@ -119,20 +126,20 @@ class Updater:
         game_id: str,
         table: Table | None,
         lobby_rank: int,
-        history: Sequence[Envelope] | None = None,
+        recent: Sequence[Envelope] = (),
         rate: bool = True,
     ) -> None:
         """Player totals and the rating submission, then the lobby index -- in this order,
         so a lobby showing "finished" means the totals and the submission are done too;
         then the queued games of the finished game's type are rated (``rate``).
         Only when the lobby does not show the table's status yet: a status changes at
-        most three times per game. ``history`` is the game's whole history if the
-        caller has it (else a finished game's is read once, for its seats' identities)."""
+        most three times per game. ``recent``: the envelopes just folded (where a game
+        that has just ended has its ``GameEnded``, whose time the ratings need)."""
         if table is None or lobby_rank >= status_rank(table.status):
             return
         self.models.count_finished(game_id, table)
         if table.status == FINISHED:
-            self._submit_rating(game_id, table, history)
+            self._submit_rating(game_id, table, recent)
         self.models.sync_lobby(game_id, table)
         if table.status == FINISHED and rate:
             # After the lobby: rating may re-rate later games (see ``ratings``) and must
@@ -142,10 +149,12 @@ class Updater:
             else:
                 self.ratings_due.set()
 
-    def _submit_rating(
-        self, game_id: str, table: Table, history: Sequence[Envelope] | None
-    ) -> None:
-        envelopes = history if history is not None else self.reader.read_all(game_id, ADMIN)
-        outcome = outcome_of(game_id, table, get_game(table.game).result(table.state), envelopes)
+    def _submit_rating(self, game_id: str, table: Table, recent: Sequence[Envelope]) -> None:
+        if not rateable(table):
+            return
+        ended = ended_time(recent)
+        if ended is None:  # a redelivery after a crash: look the end up in the history
+            ended = ended_time(self.reader.read_all(game_id, ADMIN))
+        outcome = outcome_of(game_id, table, get_game(table.game).result(table.state), ended)
         if outcome is not None:
             self.ratings.submit(outcome)

@@ -49,17 +49,29 @@ class GameEndedData(Schema):
 
 
 class SeatTakenData(Schema):
-    """``{"seat", "name", "bot"}``: ``bot`` is the bot level, or null for a person."""
+    """``{"seat", "name", "bot"}``: ``bot`` is the bot level, or null for a person. A
+    person's seat also says ``"guest": true``, or ``"account": <canonical name>, "guest":
+    false`` for a registered player (both absent in events written before accounts
+    existed: those persons are guests)."""
 
     seat = seat_field()
     name = fields.String(required=True, validate=validate.Length(1, MAX_NAME_LENGTH))
     bot = fields.String(required=True, allow_none=True, validate=validate.Length(1, 32))
+    account = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH))
+    guest = fields.Raw(validate=lambda value: type(value) is bool)  # true/false, not 1/0
 
 
 class SeatTakenPrivate(Schema):
     """``{"token_hash"}``: SHA-256 of the person's seat token (seen by nobody in play)."""
 
     token_hash = fields.String(required=True, validate=HEX64)
+
+
+class SeatTokenReissuedData(Schema):
+    """``{"seat"}``: the registered player holding the seat took it back with a fresh
+    token (the private part: its hash, as in ``SeatTaken``); the old token is void."""
+
+    seat = seat_field()
 
 
 class SeatLeftData(Schema):
@@ -94,6 +106,12 @@ SHARED_TYPES: tuple[EventType, ...] = (
     EventType("GameEnded", GameEndedData(), description="The game is over: scores and winners."),
     EventType(
         "SeatTaken", SeatTakenData(), SeatTakenPrivate(), description="A person or a bot took a seat."
+    ),
+    EventType(
+        "SeatTokenReissued",
+        SeatTokenReissuedData(),
+        SeatTakenPrivate(),
+        description="A registered player took its seat back: a fresh seat token, the old one void.",
     ),
     EventType("SeatLeft", SeatLeftData(), description="A person left their seat before the start."),
     EventType("PlayStarted", PlayStartedData(), description="Every seat is taken; play begins."),

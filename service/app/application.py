@@ -30,12 +30,14 @@ from engine.table import (
     check_join,
     check_leave,
     check_not_expired,
+    check_reissue,
     evolve_table,
     game_expired,
     game_started,
     player_name,
     seat_left,
     seat_taken,
+    seat_token_reissued,
 )
 from events.envelope import SYSTEM, bot_actor, seat_actor
 from events.errors import IdempotencyKeyReused, VersionConflict
@@ -43,8 +45,12 @@ from events.port import GameRef
 from events.records import engine_rng, new_seed, seed_revealed, setup_events
 from events.redis_store import RedisEventStore
 from service.app import documents, retries
+from service.accounts.store import Account, AccountStore, is_player_key
 from service.app.errors import (
+    AlreadySeated,
     Forbidden,
+    NameReserved,
+    NotSeated,
     IdempotencyMismatch,
     StaleVersion,
     TooManyOpenGames,
@@ -110,11 +116,14 @@ class Application:
         notifier: Notifier | None = None,
         snapshot_every: int = 100,
         open_games: OpenGames | None = None,
+        accounts: AccountStore | None = None,
     ) -> None:
         """``open_games``: the open-games index and per-client cap (None: neither -- tools
-        that only write histories)."""
+        that only write histories). ``accounts``: the registered players (None: no
+        accounts -- player keys are refused and no name is reserved)."""
         self.store = store
         self.open_games = open_games
+        self.accounts = accounts
         self.tables = TableRepository(store, snapshot_every)
         self.queries = Queries(self.tables)
         self.notifier = notifier or NoNotifier()
@@ -157,13 +166,26 @@ class Application:
         self.notifier.after_append(game_id, table)
         return documents.view_document(game_id, table, None)
 
-    def join(self, game_id: str, name: Any, seat: int | None = None) -> Joined:
-        """Take ``seat`` (None = the lowest free one) as ``name``; the game starts when full."""
-        name = player_name(name)  # NFC: one spelling per name, as stored and compared
+    def join(self, game_id: str, name: Any, seat: int | None = None, account: Account | None = None) -> Joined:
+        """Take ``seat`` (None = the lowest free one) as ``name``; the game starts when full.
+
+        ``account``: a registered player takes the seat under its own name (``name`` is
+        ignored), at most one seat per game (AlreadySeated). A guest (no account) may not
+        use a registered name or a look-alike of one (NameReserved)."""
         table = self.tables.load(game_id)
+        if account is not None:
+            name = account.name
+            if table.seat_of_account(name) is not None:
+                raise AlreadySeated("this account already holds a seat of this game")
+        else:
+            name = player_name(name)  # NFC: one spelling per name, as stored and compared
+            if self.accounts is not None and self.accounts.reserved(name):
+                raise NameReserved("this name, or one that looks like it, belongs to a registered player")
         chosen = check_join(table, name, seat)
         token = new_token(game_id, chosen)
-        events = [seat_taken(chosen, name, token_hash=token_hash(token))]
+        if account is not None and self.accounts is not None:
+            self.accounts.seated(account, game_id)
+        events = [seat_taken(chosen, name, token_hash=token_hash(token), account=None if account is None else account.name)]
         starts = len(table.free_seats()) == 1
         if starts:
             events.append(game_started())
@@ -171,6 +193,19 @@ class Application:
         if starts and self.open_games is not None:
             self.open_games.closed(game_id)
         return Joined(game_id, chosen, token, documents.view_document(game_id, table, chosen))
+
+    def reissue_token(self, game_id: str, account: Account, seat: int) -> Joined:
+        """A fresh token for ``seat``, which ``account`` holds; the old token is void from
+        the appended ``SeatTokenReissued`` on (every command is checked against the table
+        it is decided on, and that table holds the new hash: no lookup of its own).
+        NotSeated if the account does not hold ``seat``; RuleViolation once the game is over."""
+        table = self.tables.load(game_id)
+        if not 0 <= seat < len(table.seats) or table.seats[seat].account != account.name:
+            raise NotSeated(f"this account does not hold seat {seat} of this game", seat=seat)
+        check_reissue(table, seat)
+        token = new_token(game_id, seat)
+        table = self._append(game_id, table, [seat_token_reissued(seat, token_hash(token))], seat_actor(seat), None, None)
+        return Joined(game_id, seat, token, documents.view_document(game_id, table, seat))
 
     def leave(self, game_id: str, token: str | None) -> JSON:
         """Give a seat up before the game starts; returns the spectator view."""
@@ -259,7 +294,7 @@ class Application:
             table = self.tables.catch_up(game_id, table, expected)
         try:
             seat, actor = identify(table)
-        except (Unauthenticated, Forbidden):
+        except (Unauthenticated, Forbidden, NotSeated):
             # This process's cached table may predate the seat being taken: check again
             # against the current one before refusing.
             table = self.tables.load(game_id)
@@ -326,12 +361,25 @@ class Application:
         in more detail than "invalid", so tokens cannot be probed)."""
         if not token:
             raise Unauthenticated("a seat token is required (Authorization: Bearer <token>)")
+        if is_player_key(token):
+            return self._account_seat(table, token)
         claim = parse_token(token)
         if claim is None or claim.game_id != game_id or not 0 <= claim.seat < len(table.seats):
             raise Unauthenticated("invalid seat token for this game")
         if not matches(token, table.seats[claim.seat].token_hash):
             raise Unauthenticated("invalid seat token for this game")
         return claim.seat
+
+    def _account_seat(self, table: Table, player_key: str) -> int:
+        """The seat the player key's account holds at ``table`` (at most one per game).
+        The key is resolved once per process (then cached: no round trip per command)."""
+        account = self.accounts.resolve(player_key) if self.accounts is not None else None
+        if account is None:
+            raise Unauthenticated("invalid player key")
+        seat = table.seat_of_account(account.name)
+        if seat is None:
+            raise NotSeated("this account holds no seat of this game")
+        return seat
 
     def _check_running(self, table: Table) -> None:
         check_not_expired(table)

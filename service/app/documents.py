@@ -41,8 +41,9 @@ def encode_outcome(document: Any) -> str:
 
 
 def seats_json(table: Table) -> list[JSON]:
-    """Who sits where (names and bot levels are public; token hashes never leave)."""
-    return [{"seat": i, "name": s.name, "bot": s.bot} for i, s in enumerate(table.seats)]
+    """Who sits where (names, bot levels and who is a guest are public; token hashes
+    never leave). ``guest``: a person without an account (see ``engine.table.Seat``)."""
+    return [{"seat": i, "name": s.name, "bot": s.bot, "guest": s.guest} for i, s in enumerate(table.seats)]
 
 
 def view_document(game_id: str, table: Table, seat: int | None) -> JSON:

@@ -70,3 +70,37 @@ class NotFinished(AppError):
     """Something only a finished game has (a complete export, the seed)."""
 
     code = "game_not_finished"
+
+
+# -- accounts (issue 15) -------------------------------------------------------------
+
+
+class NameRegistered(AppError):
+    """Registering a name that, or a confusable spelling of which, is registered (409)."""
+
+    code = "name_registered"
+
+
+class NameReserved(AppError):
+    """A guest asking for a seat under a registered name or a look-alike of one (409)."""
+
+    code = "name_reserved"
+
+
+class AlreadySeated(AppError):
+    """A registered player already holds a seat of this game: one seat per account
+    and game, so a player key always names exactly one seat (409)."""
+
+    code = "already_seated"
+
+
+class NotSeated(AppError):
+    """A player key used for a game where its account holds no seat (403)."""
+
+    code = "not_seated"
+
+
+class NotAPlayer(AppError):
+    """An endpoint for registered players called without a player key (401)."""
+
+    code = "player_key_required"

@@ -25,6 +25,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from events.projections import ProjectionReader
 from service.bootstrap import Services, build
 from service.http import (
+    accounts,
     audit,
     catalogue,
     context,
@@ -33,6 +34,7 @@ from service.http import (
     metrics,
     ops,
     play,
+    player_stream,
     players,
     problems,
     ratelimit,
@@ -82,5 +84,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     waits.install(app, services)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(accounts.bp)  # issue 15: accounts and the player stream
+    app.register_blueprint(player_stream.bp)
+    player_stream.install(app, services)
     app.register_blueprint(ratings.bp)
     return app

@@ -20,7 +20,8 @@ from flask import g, request
 
 from engine.table import OPEN, Table
 from events.redaction import ADMIN, SPECTATOR, Viewer
-from service.app.errors import Forbidden, GameNotFound, Unauthenticated
+from service.accounts.store import Account, is_player_key
+from service.app.errors import Forbidden, GameNotFound, NotAPlayer, Unauthenticated
 from service.http import context
 from service.tokens import matches, parse_token
 
@@ -76,6 +77,28 @@ def required_token() -> str:
     return token
 
 
+def caller_account() -> Account | None:
+    """The registered player whose player key the request carries; None without a token
+    or with another kind of token (a seat token, the admin's); 401 for a player key that
+    fits no account."""
+    token = bearer_token()
+    if token is None or not is_player_key(token):
+        return None
+    accounts = context.application().accounts
+    account = accounts.resolve(token) if accounts is not None else None
+    if account is None:
+        raise Unauthenticated("invalid player key")
+    return account
+
+
+def required_account() -> Account:
+    """The caller's account: 401 ``player_key_required`` without a player key."""
+    account = caller_account()
+    if account is None:
+        raise NotAPlayer("this needs a player key (Authorization: Bearer <player key>)")
+    return account
+
+
 def history_viewer(game_id: str) -> Viewer:
     """Whom to redact a history for: the admin sees everything, a seat its own part."""
     token = bearer_token()
@@ -95,6 +118,7 @@ def rate_limit_bucket() -> str:
     """The rate-limit bucket of the request, from *verified* identity only:
 
     - ``admin`` for the admin token (compared in constant time);
+    - ``player:<account id>`` for a player key this process has verified before;
     - ``seat:<game>:<seat>`` for a seat token that holds its seat, on a URL of that
       very game (the check the command path makes anyway: the token's hash against
       the table this process holds -- no round trip when it holds it, else the one
@@ -116,6 +140,12 @@ def rate_limit_bucket() -> str:
                 return settled[1]
             if is_admin(token):
                 return "admin"
+            if is_player_key(token):
+                # Verified only if this process resolved it before (no round trip here);
+                # else the address pays, as for any token not yet checked.
+                accounts = context.application().accounts
+                account = accounts.cached(token) if accounts is not None else None
+                return "ip:" + client_address() if account is None else "player:" + account.account_id
             seat = _verified_seat(token)
             if seat is not None:
                 return seat

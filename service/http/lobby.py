@@ -71,7 +71,10 @@ def list_games() -> Response:
 def join(game_id: str) -> Response:
     body.no_query()
     request = body.json_body(schemas.JOIN)
-    joined = context.application().join(game_id, request["name"], request["seat"])
+    # A player key takes the seat for its account (under the account's name); anything
+    # else is a guest, whose free name must not be a registered one.
+    account = auth.caller_account()
+    joined = context.application().join(game_id, request["name"], request["seat"], account)
     document = {
         "game_id": joined.game_id,
         "seat": joined.seat,

@@ -45,6 +45,11 @@ STATUS_OF: Mapping[type[app_errors.AppError], int] = {
     app_errors.IdempotencyMismatch: 422,
     app_errors.NotFinished: 409,
     app_errors.TooManyOpenGames: 429,
+    app_errors.NameRegistered: 409,
+    app_errors.NameReserved: 409,
+    app_errors.AlreadySeated: 409,
+    app_errors.NotSeated: 403,
+    app_errors.NotAPlayer: 401,
 }
 """HTTP status of each application error (anything else derived from AppError: 400)."""
 
@@ -112,7 +117,7 @@ def _app_error(error: app_errors.AppError) -> Response:
     status = STATUS_OF.get(type(error), 400)
     headers: dict[str, str] = {}
     extra: dict[str, Any] = {}
-    if isinstance(error, app_errors.Unauthenticated):
+    if isinstance(error, (app_errors.Unauthenticated, app_errors.NotAPlayer)):
         headers["WWW-Authenticate"] = 'Bearer realm="tabletop"'
     if isinstance(error, app_errors.TooManyOpenGames):
         headers["Retry-After"] = str(error.retry_after_s)

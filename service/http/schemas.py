@@ -78,9 +78,9 @@ class CreateGame(Strict):
 
 
 class Join(Strict):
-    """``POST /v1/games/{game_id}/seats``."""
+    """``POST /v1/games/{game_id}/seats`` (``name``: a guest's; a player key brings its own)."""
 
-    name = fields.String(required=True)
+    name = fields.String(load_default=None)
     seat = StrictInt(load_default=None, allow_none=True, validate=validate.Range(0, MAX_SEATS - 1))
 
 

@@ -61,6 +61,7 @@ def test_lobby_seats_bots_at_once_and_starts_when_full(api: FlaskApi) -> None:
         "seat": 1,
         "name": "greedy-bot-1",
         "bot": "greedy",
+        "guest": False,
     }
     ada = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "ada"})
     assert (

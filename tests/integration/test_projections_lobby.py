@@ -71,7 +71,7 @@ def test_filters_by_status_and_type(
         "game": "abluxxen",
         "status": "open",
         "created": summary.created,
-        "seats": [None, {"name": "Cy", "bot": "random"}],
+        "seats": [None, {"name": "Cy", "bot": "random", "guest": False}],
         "options": get_game("abluxxen").validate_options(None),
         "version": summary.version,
     }

@@ -10,8 +10,10 @@ from engine.model import Result
 from engine.table import FINISHED, RUNNING, Seat, Table
 from events.envelope import Envelope
 from events.projections.rating_outcome import (
+    ended_time,
     identity,
     outcome_of,
+    rateable,
     rated_players,
     ranks,
     seat_identity,
@@ -25,10 +27,6 @@ def envelope(version: int, type_: str, data: dict, time: str = ENDED) -> Envelop
     return Envelope(
         "g1", version, type_, 1, time, {"kind": "system"}, None, data, None, [], "0" * 64, "0" * 64
     )
-
-
-def table(seats: int, status: str = FINISHED) -> Table:
-    return Table("schlitzohr", {}, tuple(Seat("x") for _ in range(seats)), status, None, 9, ENDED, "c")
 
 
 @pytest.mark.parametrize(
@@ -48,12 +46,10 @@ def test_ranks_put_winners_first_then_scores_and_share_ties(
 
 
 def test_identities_of_accounts_bots_and_guests() -> None:
-    assert seat_identity({"seat": 0, "name": "Ann", "bot": None, "account": "ann", "guest": False}) == "player:ann"
-    assert seat_identity({"seat": 0, "name": "Ann", "bot": None, "guest": True}) is None
-    assert seat_identity({"seat": 0, "name": "Ann", "bot": None}) is None  # before accounts: a guest
-    assert seat_identity({"seat": 0, "name": "Bot", "bot": "greedy"}) == "bot:greedy"
-    # a guest cannot pass for an account by naming one
-    assert seat_identity({"seat": 0, "name": "x", "bot": None, "account": "ann", "guest": True}) is None
+    assert seat_identity(Seat("Ann", None, "h", "Ann")) == "player:Ann"
+    assert seat_identity(Seat("Ann", None, "h")) is None  # a guest
+    assert seat_identity(Seat()) is None  # a free seat
+    assert seat_identity(Seat("Bot", "greedy")) == "bot:greedy"
     assert split_identity(identity("bot:greedy", False)) == ("bot:greedy", False)
     assert split_identity("bot:strong") == ("strong", True)
     with pytest.raises(ValueError):
@@ -65,38 +61,39 @@ def test_one_seat_per_identity_and_guests_dropped() -> None:
     assert rated_players(seats, [3, 1, 2, 4]) == [("bot:greedy", 3), ("bot:random", 4)]
 
 
-def history(*seats: dict) -> list[Envelope]:
-    out = [envelope(1, "GameCreated", {"game": "schlitzohr", "seats": len(seats)}, "2026-12-01T09:00:00.000000Z")]
-    out += [envelope(2 + i, "SeatTaken", {"seat": i, **s}) for i, s in enumerate(seats)]
-    out.append(envelope(9, "GameEnded", {}))
-    return out
+def envelopes(ended: str = ENDED) -> list[Envelope]:
+    return [
+        envelope(1, "GameCreated", {}, "2026-12-01T09:00:00.000000Z"),
+        envelope(8, "GameEnded", {}, ended),
+        envelope(9, "SeedRevealed", {}, "2026-12-01T11:00:00.000000Z"),
+    ]
+
+
+def table(*seats: Seat, status: str = FINISHED) -> Table:
+    return Table("schlitzohr", {}, seats, status, None, 9, ENDED, "c")
+
+
+RESULT = Result((1, 4), (1,), "end", 10)
 
 
 def test_outcome_of_a_finished_game() -> None:
-    events = history(
-        {"name": "a", "bot": "random"}, {"name": "Ann", "bot": None, "account": "Ann", "guest": False}
-    )
-    result = Result((1, 4), (1,), "end", 10)
-    outcome = outcome_of("g1", table(2), result, events)
+    played = table(Seat("a", "random"), Seat("Ann", None, "h", "Ann"))
+    assert rateable(played)
+    outcome = outcome_of("g1", played, RESULT, ended_time(envelopes()))
     assert outcome is not None
     assert outcome.players == (("bot:random", 2), ("player:Ann", 1))
     assert outcome.ended == ENDED and outcome.ended_us % 1_000_000 == 123
 
 
 def test_games_without_two_identities_or_not_finished_are_not_rated() -> None:
-    result = Result((1, 4), (1,), "end", 10)
-    same = history({"name": "a", "bot": "greedy"}, {"name": "b", "bot": "greedy"})
-    assert outcome_of("g1", table(2), result, same) is None
-    guests = history({"name": "a", "bot": None}, {"name": "b", "bot": "greedy"})
-    assert outcome_of("g1", table(2), result, guests) is None
-    mixed = history({"name": "a", "bot": "random"}, {"name": "b", "bot": "greedy"})
-    assert outcome_of("g1", table(2), result, mixed) is not None
-    assert outcome_of("g1", table(2, RUNNING), None, mixed) is None
-    assert outcome_of("g1", replace(table(2), status="expired"), result, mixed) is None
-
-
-def test_a_seat_left_before_the_start_is_not_rated() -> None:
-    events = history({"name": "a", "bot": "random"}, {"name": "b", "bot": "greedy"})
-    events.insert(3, envelope(3, "SeatLeft", {"seat": 0}))
-    events.insert(4, envelope(3, "SeatTaken", {"seat": 0, "name": "g", "bot": None}))
-    assert outcome_of("g1", table(2), Result((1, 4), (1,), "end", 10), events) is None
+    ended = ended_time(envelopes())
+    same = table(Seat("a", "greedy"), Seat("b", "greedy"))
+    guests = table(Seat("a", None, "h"), Seat("b", "greedy"))
+    mixed = table(Seat("a", "random"), Seat("b", "greedy"))
+    assert not rateable(same) and not rateable(guests) and rateable(mixed)
+    assert outcome_of("g1", same, RESULT, ended) is None
+    assert outcome_of("g1", guests, RESULT, ended) is None
+    assert outcome_of("g1", mixed, RESULT, ended) is not None
+    assert outcome_of("g1", mixed, RESULT, None) is None  # no GameEnded seen
+    assert outcome_of("g1", replace(mixed, status=RUNNING), None, ended) is None
+    assert outcome_of("g1", replace(mixed, status="expired"), RESULT, ended) is None

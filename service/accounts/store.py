@@ -1,0 +1,142 @@
+"""Accounts in Redis: register a name, resolve a player key, reserve names, list games.
+
+A player key reads ``pk_<account id>.<secret>``: the account id (the name key, see
+``events.accounts.names``) lets the server find the stored hash with one GET; the
+256-bit secret makes it unguessable; only SHA-256 of the whole key is stored, and
+it is compared in constant time. It never has the shape of a seat token
+(``<game>.<seat>.<secret>``), so the two can never be mistaken for each other.
+
+Resolving a key costs one GET the first time a process sees it; the answer is kept
+(a key never changes owner and cannot be revoked today), so acting with it costs no
+round trip beyond what a seat token costs. Failure modes: ``redis.RedisError`` when
+Redis is down (the HTTP layer answers 503); :class:`NameRegistered` when a name or
+a confusable spelling of it is taken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from events.accounts.keys import AccountKeys
+from events.accounts.names import lookalike_keys, name_key
+from service.app.errors import NameRegistered
+
+KEY_PREFIX = "pk_"
+_KEPT = 10_000
+"""Resolved player keys a process remembers (then it starts afresh: a cache)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A registered player: its id (the name key) and canonical name."""
+
+    account_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Registered:
+    """A new account and its player key (shown once; only its hash is stored)."""
+
+    account: Account
+    player_key: str
+
+
+def is_player_key(token: str) -> bool:
+    """Whether ``token`` has the shape of a player key (not whether it is valid)."""
+    return token.startswith(KEY_PREFIX)
+
+
+def _key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class AccountStore:
+    """The accounts under one key prefix. Thread-safe."""
+
+    def __init__(self, client: Any, prefix: str) -> None:
+        self._redis = client
+        self._prefix = prefix
+        self._resolved: dict[str, Account] = {}
+
+    def keys(self, account_id: str) -> AccountKeys:
+        return AccountKeys.of(self._prefix, account_id)
+
+    def register(self, name: str) -> Registered:
+        """Reserve ``name`` (already checked by ``engine.table.player_name``) and answer its
+        player key; NameRegistered if it or a look-alike is taken. The SET NX on the name
+        key makes two registrations of one key race safely; two *different* look-alike
+        keys registered in the same instant could both pass (documented)."""
+        if self.reserved(name):
+            raise NameRegistered("this name, or one that looks like it, is registered")
+        account_id = name_key(name)
+        key = f"{KEY_PREFIX}{account_id}.{secrets.token_urlsafe(32)}"
+        record = json.dumps({"name": name, "key_hash": _key_hash(key), "created": int(time.time())})
+        if not self._redis.set(self.keys(account_id).record, record, nx=True):
+            raise NameRegistered("this name, or one that looks like it, is registered")
+        return Registered(Account(account_id, name), key)
+
+    def reserved(self, name: str) -> bool:
+        """Whether ``name`` or a confusable spelling of it is registered (one round trip)."""
+        pipe = self._redis.pipeline(transaction=False)
+        for account_id in lookalike_keys(name):
+            pipe.exists(self.keys(account_id).record)
+        return any(pipe.execute())
+
+    def cached(self, player_key: str) -> Account | None:
+        """The account of a player key this process has verified before (no I/O)."""
+        return self._resolved.get(player_key)
+
+    def resolve(self, player_key: str) -> Account | None:
+        """The account ``player_key`` belongs to, or None (malformed, unknown, wrong secret)."""
+        known = self._resolved.get(player_key)
+        if known is not None:
+            return known
+        account_id, dot, secret = player_key.removeprefix(KEY_PREFIX).partition(".")
+        if not dot or len(secret) < 20:
+            return None
+        try:
+            keys = self.keys(account_id)
+        except ValueError:
+            return None
+        raw = self._redis.get(keys.record)
+        if raw is None:
+            return None
+        record = json.loads(raw)
+        if not hmac.compare_digest(_key_hash(player_key), record["key_hash"]):
+            return None
+        account = Account(account_id, record["name"])
+        if len(self._resolved) >= _KEPT:
+            self._resolved.clear()
+        self._resolved[player_key] = account
+        return account
+
+    def seated(self, account: Account, game_id: str) -> None:
+        """Index ``game_id`` among the account's games (before the seat is appended, so
+        the index never misses a game; a failed join leaves an entry the listing skips)."""
+        self._redis.zadd(self.keys(account.account_id).games, {game_id: time.time_ns() // 1000}, nx=True)
+
+    def games_page(self, account: Account, cursor: int | None, limit: int) -> tuple[list[str], int | None]:
+        """Game ids newest first, ``limit`` at most, before ``cursor`` (a join time in µs,
+        exclusive); and the next cursor (None on the last page)."""
+        top = "+inf" if cursor is None else f"({cursor}"
+        rows = self._redis.zrevrangebyscore(
+            self.keys(account.account_id).games, top, "-inf", start=0, num=limit + 1, withscores=True
+        )
+        page = rows[:limit]
+        ids = [m.decode() if isinstance(m, bytes) else m for m, _ in page]
+        more = len(rows) > limit
+        return ids, (int(page[-1][1]) if more and page else None)
+
+    def last_notices(self, account: Account, game_ids: list[str]) -> list[dict[str, Any] | None]:
+        """The last notice about each of ``game_ids`` (None: none yet), in order."""
+        if not game_ids:
+            return []
+        raw = self._redis.hmget(self.keys(account.account_id).last, game_ids)
+        return [None if r is None else json.loads(r) for r in raw]

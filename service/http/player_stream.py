@@ -1,0 +1,137 @@
+"""``GET /v1/players/me/stream``: one SSE stream for all of a registered player's games.
+
+The projector appends a notice to the account's own Redis stream whenever the
+situation of one of its seats changes (``events.projections.notices``): a seat taken,
+a game started, the seat to move (at every new version where it must act, with the
+command kinds and the ``deadline``), waiting, a game ended (with the public result)
+or expired. This endpoint relays them; it never looks at a game.
+
+Wire format per notice::
+
+    id: <n>                  (1, 2, 3 ... per account)
+    event: <kind>            seated | started | your_turn | waiting | ended | expired
+    data: {"kind", "game_id", "game", "seat", "version", "status", "to_move",
+           "kinds", "deadline", "result"}
+
+Same rules as the game streams (``service.http.sse``): resumable with
+``Last-Event-ID`` (wins) or ``?after=n`` -- each notice after ``n`` exactly once, in
+order; bounded by ``TABLETOP_SSE_MAX_S``; a heartbeat comment every
+``TABLETOP_SSE_HEARTBEAT_S``; counted against the caller's wait slots (429
+``too_many_streams`` / 503 ``server_busy``), the caller being the verified account.
+An idle stream is parked on a per-process hub (one Redis connection for all, as for
+games). The account's stream keeps about ``NOTICES_KEPT`` notices: a client resuming
+from further back gets one ``reset`` event (``data: {"oldest": n}``) -- re-read
+``/v1/players/me/games`` then -- and the stream goes on from the oldest kept notice.
+Only a player key opens it (401 ``player_key_required``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Flask, Response, current_app, request
+
+from events.accounts.keys import AccountKeys
+from service.http import account_schemas, auth, body, context, waits
+from service.http.problems import Problem
+
+bp = Blueprint("player_stream", __name__)
+
+BATCH = 100
+RETRY_MS = 1000
+HUB = "tabletop.player_hub"
+_ID = re.compile(r"[0-9]{1,18}")
+
+
+def install(app: Flask, services: Any) -> None:
+    """A hub over the accounts' notice streams (None on a cluster: block per stream)."""
+    prefix = services.store.prefix
+    app.extensions[HUB] = waits.hub_for(
+        services.redis, lambda account_id: AccountKeys.of(prefix, account_id).notices, prefix
+    )
+
+
+@bp.get("/v1/players/me/stream")
+def stream() -> Response:
+    query = body.query(account_schemas.PLAYER_STREAM_QUERY)
+    account = auth.required_account()
+    after = _resume_point(query.get("after"))
+    settings = context.settings()
+    hold = waits.current()
+    client = f"player:{account.account_id}"
+    hold.slots.acquire(client)  # 429 / 503 over a cap, before the stream starts
+    try:
+        hub = current_app.extensions.get(HUB)
+        keys = AccountKeys.of(context.services().store.prefix, account.account_id)
+        text = notice_stream(
+            context.services().redis,
+            keys.notices,
+            after,
+            settings.sse_max_s,
+            settings.sse_heartbeat_s,
+            wait=None if hub is None else (lambda n, s: hub.wait(account.account_id, n, s)),
+        )
+        stream_body = waits.Held(text, lambda: hold.slots.release(client))
+    except BaseException:
+        hold.slots.release(client)
+        raise
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(stream_body, mimetype="text/event-stream", headers=headers)
+
+
+def _resume_point(after: int | None) -> int:
+    header = request.headers.get("Last-Event-ID")
+    if header is None:
+        return after or 0
+    if not _ID.fullmatch(header.strip()):
+        raise Problem(400, "invalid_header", "Last-Event-ID must be a notice id sent by this stream")
+    return int(header.strip())
+
+
+def notice_stream(
+    client: Any,
+    key: str,
+    after: int,
+    max_s: float,
+    heartbeat_s: float,
+    clock: Callable[[], float] = time.monotonic,
+    wait: Callable[[int, float], bool] | None = None,
+) -> Iterator[str]:
+    """The SSE text of the notices in stream ``key`` after id ``after`` (see module
+    docstring). ``wait(after, timeout_s)`` parks until the stream may hold a newer entry;
+    None: block in ``XREAD`` instead."""
+    deadline = clock() + max_s
+    yield f"retry: {RETRY_MS}\n\n"
+    read, first = True, True
+    while (remaining := deadline - clock()) > 0:
+        idle_s = min(heartbeat_s, remaining)
+        if wait is None:
+            reply = client.xread({key: f"{after}-0"}, count=BATCH, block=max(1, int(idle_s * 1000)))
+            batch = reply[0][1] if reply else []
+        else:
+            batch = client.xrange(key, min=f"({after}-0", max="+", count=BATCH) if read else []
+            if not batch:
+                read = wait(after, idle_s)
+                if read:
+                    continue
+        if not batch:
+            yield ": heartbeat\n\n"
+            continue
+        read = True
+        if first and int(_text(batch[0][0]).split("-")[0]) > after + 1:
+            oldest = int(_text(batch[0][0]).split("-")[0])
+            yield f'id: {oldest - 1}\nevent: reset\ndata: {{"oldest":{oldest}}}\n\n'  # trimmed: some are gone
+        first = False
+        for entry_id, fields in batch:
+            n = int(_text(entry_id).split("-")[0])
+            notice = _text(fields[b"n"] if b"n" in fields else fields["n"])
+            kind = notice.split('"kind":"', 1)[1].split('"', 1)[0]
+            yield f"id: {n}\nevent: {kind}\ndata: {notice}\n\n"
+            after = n
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
