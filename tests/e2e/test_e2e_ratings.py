@@ -11,6 +11,7 @@ projections rebuild`` must reproduce every stored ratings key byte for byte.
 from __future__ import annotations
 
 import random
+import secrets
 import signal
 import subprocess
 import sys
@@ -20,9 +21,10 @@ from typing import Any
 
 import pytest
 import redis
+import requests
 from support.contract import ContractSession
 from support.expected_ratings import Played, expected, ordinal, played_from_events
-from support.http_games import HttpApi, all_events, create_game
+from support.http_games import HttpApi, all_events, create_game, play_randomly
 from support.live_server import LiveServer
 from support.processes import ROOT, delete_rq_keys, start_tabletop, stop_process, wait_until
 from support.readmodels import dump_read_models
@@ -94,6 +96,13 @@ def api(stack: Stack) -> Iterator[HttpApi]:
         yield HttpApi(session, stack.server.url)
 
 
+@pytest.fixture
+def accounts_api(stack: Stack) -> Iterator[HttpApi]:
+    """For the accounts' own endpoints (their contract is theirs to check)."""
+    with requests.Session() as session:
+        yield HttpApi(session, stack.server.url)
+
+
 def create_bot_games(api: HttpApi, specs: list[tuple[str, dict[str, str], int]]) -> list[str]:
     return [
         create_game(api, game, players, bots=bots, options=SHORT[game])
@@ -162,12 +171,36 @@ def play_seat(api: HttpApi, game_id: str, token: str, seat: int) -> None:
     raise AssertionError(f"game {game_id} did not end")
 
 
+def register(api: HttpApi, stem: str) -> tuple[str, str]:
+    """A fresh account: ``(name, player key)``."""
+    name = f"{stem}{secrets.token_hex(3)}"
+    reply = api.call("POST", "/v1/players", body={"name": name})
+    assert reply.status == 201, reply.body
+    return name, reply.body["player_key"]
+
+
+def account_games(api: HttpApi, ada: str, bob: str) -> list[str]:
+    """Two registered players against each other, and one against a greedy bot."""
+    duel = create_game(api, "schlitzohr", 2, options=SHORT["schlitzohr"])
+    tokens = []
+    for key in (ada, bob):
+        joined = api.call("POST", f"/v1/games/{duel}/seats", token=key, body={})
+        assert joined.status == 201, joined.body
+        tokens.append(joined.body["token"])
+    assert play_randomly(api, duel, tokens, b"ratings-duel")["status"] == "finished"
+    versus = create_game(api, "abluxxen", 2, bots={"1": "greedy"}, options=SHORT["abluxxen"])
+    joined = api.call("POST", f"/v1/games/{versus}/seats", token=ada, body={})
+    assert joined.status == 201 and joined.body["seat"] == 0, joined.body
+    play_seat(api, versus, joined.body["token"], seat=0)
+    return [duel, versus]
+
+
 def ratings_dump(client: redis.Redis, prefix: str) -> dict[str, Any]:
     return {k: v for k, v in dump_read_models(client, prefix).items() if ":ratings:" in k or k.startswith(prefix + "ratings:")}
 
 
 def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
-    stack: Stack, api: HttpApi
+    stack: Stack, api: HttpApi, accounts_api: HttpApi
 ) -> None:
     stack.start_projector("ratings-p1")
     ids = create_bot_games(api, FIRST)
@@ -178,6 +211,8 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
     stack.projector.wait(10)
     ids += create_bot_games(api, SECOND)
     ids.append(guest_game(api))
+    (ada, ada_key), (bob, bob_key) = register(accounts_api, "ada"), register(accounts_api, "bob")
+    ids += account_games(accounts_api, ada_key, bob_key)
     wait_until(lambda: all(finished(api, g) for g in ids), WAIT_S, "every game to end")
     stack.start_projector("ratings-p2")
 
@@ -187,7 +222,11 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
         assert found is not None
         played.append(found)
     want = expected(played)
-    assert set(want["schlitzohr"]) == {"bot:random", "bot:greedy", "bot:strong"}  # guest unrated
+    # the guest is not rated; both accounts are, ada in both game types
+    assert set(want["schlitzohr"]) == {
+        "bot:random", "bot:greedy", "bot:strong", f"player:{ada}", f"player:{bob}"
+    }
+    assert f"player:{ada}" in want["abluxxen"]
     wait_until(lambda: served(api) == want, WAIT_S, "the ratings to equal openskill's")
 
     for game, table in want.items():
@@ -198,8 +237,9 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
         for e in entries:
             assert e["ordinal"] == ordinal(e["mu"], e["sigma"])
         for ident, (mu, sigma, games) in table.items():
-            level = ident.removeprefix("bot:")
-            page = api.call("GET", f"/v1/ratings/{game}/bots/{level}?limit=500").body
+            kind, _, name = ident.partition(":")
+            path = f"/v1/ratings/{game}/{'bots' if kind == 'bot' else 'players'}/{name}"
+            page = api.call("GET", f"{path}?limit=500").body
             history = page["history"]
             assert len(history) == games == len({h["game_id"] for h in history})  # each once
             chain = history[::-1]
@@ -207,6 +247,25 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
             for older, newer in zip(chain, chain[1:]):
                 assert newer["before"] == older["after"]
             assert (chain[-1]["after"]["mu"], chain[-1]["after"]["sigma"]) == (mu, sigma)
+
+    page = api.call("GET", f"/v1/players/{ada}").body
+    for game, table in want.items():
+        mine = page["ratings"][game]
+        mu, sigma, games = table[f"player:{ada}"]
+        assert (mine["rating"]["mu"], mine["rating"]["sigma"], mine["rating"]["games"]) == (mu, sigma, games)
+        assert len(mine["history"]) == games and mine["history_next"] is None
+        assert mine["history"][0]["after"]["mu"] == mu
+        walked, cursor = [], None
+        while True:  # the paged history, one game a page
+            query = "?limit=1" + (f"&cursor={cursor}" if cursor else "")
+            reply = api.call("GET", f"/v1/ratings/{game}/players/{ada}{query}").body
+            walked += reply["history"]
+            cursor = reply["next_cursor"]
+            if cursor is None:
+                break
+        assert walked == mine["history"]
+    guest = api.call("GET", "/v1/players/guest-ann").body
+    assert all(r["rating"] is None for r in guest["ratings"].values())
 
     live = ratings_dump(stack.client, stack.prefix)
     assert live

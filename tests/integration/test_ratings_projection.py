@@ -42,7 +42,11 @@ GAMES: list[tuple[str, str, list[Player]]] = [
     ("r6", "schlitzohr", [("G1", "greedy"), ("Ann", None), ("G2", "greedy"), ("R", "random")]),
     ("r7", "schlitzohr", [("G", "greedy"), ("S", "strong")]),
     ("r8", "abluxxen", [("S", "strong"), ("G", "greedy")]),
+    ("r9", "schlitzohr", [("Ann", None), ("Bob", None), ("G", "greedy")]),  # two accounts
+    ("r10", "abluxxen", [("Ann", None), ("R", "random")]),  # an account against a bot
+    ("r11", "schlitzohr", [("Guest", None), ("Ann", None)]),  # one account, a guest: not rated
 ]
+ACCOUNTS = frozenset({"Ann", "Bob"})
 
 
 def write_all(store: RedisEventStore, client: Any, prefix: str) -> list[Played]:
@@ -55,6 +59,7 @@ def write_all(store: RedisEventStore, client: Any, prefix: str) -> list[Played]:
             players,
             seed=seed_for(game_id),
             on_append=lambda g, v: feed.publish(client, prefix, g, v, shards=SHARDS),
+            accounts=ACCOUNTS,
         )
         events = [
             {"type": e.type, "data": e.data, "time": e.time}
@@ -100,6 +105,8 @@ def test_projected_ratings_equal_openskill_and_a_rebuild(
     want = expected(played)
     assert set(want) == {"schlitzohr", "abluxxen"}
     assert "bot:greedy" in want["schlitzohr"] and "bot:strong" in want["abluxxen"]
+    assert {"player:Ann", "player:Bob"} <= set(want["schlitzohr"]) and "player:Ann" in want["abluxxen"]
+    assert not any("Guest" in ident for table in want.values() for ident in table)
     assert stored_ratings(redis_client, key_prefix) == want  # exact floats
     check_each_game_rated_once(redis_client, key_prefix, played)
     live = dump_read_models(redis_client, key_prefix)
