@@ -44,7 +44,9 @@ def outcomes(games: int, players: int, seed: int = 1) -> list[RatedOutcome]:
         ranks = sorted(pick.randint(1, len(idents)) for _ in idents)
         ended_us = START_US + n * 1000
         out.append(
-            RatedOutcome(f"g{n:06d}", GAME, f"t{ended_us}", ended_us, tuple(zip(idents, ranks, strict=True)))
+            RatedOutcome(
+                f"g{n:06d}", GAME, f"t{ended_us}", ended_us, tuple(zip(idents, ranks, strict=True))
+            )
         )
     return out
 

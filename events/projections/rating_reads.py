@@ -73,7 +73,9 @@ def leaderboard(
     out: list[tuple[str, float]] = []
     offset = 0
     while len(out) < limit + 1:
-        batch = client.zrevrangebyscore(k.board, top, "-inf", start=offset, num=limit + 1, withscores=True)
+        batch = client.zrevrangebyscore(
+            k.board, top, "-inf", start=offset, num=limit + 1, withscores=True
+        )
         if not batch:
             break
         offset += len(batch)
@@ -102,7 +104,9 @@ def rating_of(client: Any, prefix: str, game: str, name: str, bot: bool) -> JSON
     """The rating of an account name or bot level in ``game``, None if never rated."""
     check_game(game)
     raw = client.hget(RatingKeys(prefix, game).rating, identity(name, bot))
-    return None if raw is None else rating_json(identity(name, bot), Rating.from_json(json.loads(raw)))
+    return (
+        None if raw is None else rating_json(identity(name, bot), Rating.from_json(json.loads(raw)))
+    )
 
 
 def history(

@@ -140,14 +140,14 @@ class Ratings:
                 current[ident] = a
                 if ident not in touched:
                     touched.append(ident)
-                entries.append({"id": ident, "rank": rank, "before": b.to_json(), "after": a.to_json()})
+                entries.append(
+                    {"id": ident, "rank": rank, "before": b.to_json(), "after": a.to_json()}
+                )
             record = {"ended": outcome["ended"], "players": entries}
             rated.append((game_id, score, _compact(record), [i for i, _ in players]))
         return self._write_step(k, int(gen or 0), rated, undone, current, touched, start)
 
-    def _read(
-        self, k: RatingKeys, tail: list[str], redo: list[str]
-    ) -> tuple[list[Any], list[Any]]:
+    def _read(self, k: RatingKeys, tail: list[str], redo: list[str]) -> tuple[list[Any], list[Any]]:
         pipe = self.client.pipeline(transaction=False)
         pipe.hmget(k.outcome, tail)
         if redo:

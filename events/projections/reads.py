@@ -64,7 +64,8 @@ class ProjectionReader:
         self, game: str, cursor: str | None = None, limit: int = rating_reads.DEFAULT_LIMIT
     ) -> rating_reads.Page:
         """See :func:`events.projections.rating_reads.leaderboard`."""
-        return rating_reads.leaderboard(self.models.client, self.models.keys.prefix, game, cursor, limit)
+        prefix = self.models.keys.prefix
+        return rating_reads.leaderboard(self.models.client, prefix, game, cursor, limit)
 
     def rating_of(self, game: str, name: str, bot: bool) -> Any:
         """See :func:`events.projections.rating_reads.rating_of`."""

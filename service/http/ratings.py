@@ -80,7 +80,10 @@ def bot_history(game: str, level: str) -> Response:
     check_game(game)
     if level not in BOT_LEVELS:
         raise Problem(
-            404, "unknown_bot_level", f"no bot level {level!r}", details={"levels": list(BOT_LEVELS)}
+            404,
+            "unknown_bot_level",
+            f"no bot level {level!r}",
+            details={"levels": list(BOT_LEVELS)},
         )
     return _history(game, level, bot=True)
 

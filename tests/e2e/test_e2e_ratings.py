@@ -10,6 +10,7 @@ projections rebuild`` must reproduce every stored ratings key byte for byte.
 
 from __future__ import annotations
 
+import itertools
 import random
 import secrets
 import signal
@@ -142,7 +143,9 @@ def served(api: HttpApi) -> dict[str, dict[str, tuple[float, float, int]]]:
 
 def guest_game(api: HttpApi) -> str:
     """A guest between a greedy and a random bot, played by this test."""
-    game_id = create_game(api, "schlitzohr", 3, bots={"0": "greedy", "2": "random"}, options=SHORT["schlitzohr"])
+    game_id = create_game(
+        api, "schlitzohr", 3, bots={"0": "greedy", "2": "random"}, options=SHORT["schlitzohr"]
+    )
     seat = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "guest-ann"}).body
     assert seat["seat"] == 1
     play_seat(api, game_id, seat["token"], seat=1)
@@ -196,7 +199,11 @@ def account_games(api: HttpApi, ada: str, bob: str) -> list[str]:
 
 
 def ratings_dump(client: redis.Redis, prefix: str) -> dict[str, Any]:
-    return {k: v for k, v in dump_read_models(client, prefix).items() if ":ratings:" in k or k.startswith(prefix + "ratings:")}
+    return {
+        k: v
+        for k, v in dump_read_models(client, prefix).items()
+        if ":ratings:" in k or k.startswith(prefix + "ratings:")
+    }
 
 
 def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
@@ -224,7 +231,11 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
     want = expected(played)
     # the guest is not rated; both accounts are, ada in both game types
     assert set(want["schlitzohr"]) == {
-        "bot:random", "bot:greedy", "bot:strong", f"player:{ada}", f"player:{bob}"
+        "bot:random",
+        "bot:greedy",
+        "bot:strong",
+        f"player:{ada}",
+        f"player:{bob}",
     }
     assert f"player:{ada}" in want["abluxxen"]
     wait_until(lambda: served(api) == want, WAIT_S, "the ratings to equal openskill's")
@@ -244,7 +255,7 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
             assert len(history) == games == len({h["game_id"] for h in history})  # each once
             chain = history[::-1]
             assert chain[0]["before"]["mu"] == 25.0
-            for older, newer in zip(chain, chain[1:]):
+            for older, newer in itertools.pairwise(chain):
                 assert newer["before"] == older["after"]
             assert (chain[-1]["after"]["mu"], chain[-1]["after"]["sigma"]) == (mu, sigma)
 
@@ -252,7 +263,11 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
     for game, table in want.items():
         mine = page["ratings"][game]
         mu, sigma, games = table[f"player:{ada}"]
-        assert (mine["rating"]["mu"], mine["rating"]["sigma"], mine["rating"]["games"]) == (mu, sigma, games)
+        assert (mine["rating"]["mu"], mine["rating"]["sigma"], mine["rating"]["games"]) == (
+            mu,
+            sigma,
+            games,
+        )
         assert len(mine["history"]) == games and mine["history_next"] is None
         assert mine["history"][0]["after"]["mu"] == mu
         walked, cursor = [], None
@@ -272,7 +287,7 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
     rebuild = start_tabletop(
         ["projections", "rebuild"], stack.server.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    out, err = rebuild.communicate(timeout=120)
+    _out, err = rebuild.communicate(timeout=120)
     assert rebuild.returncode == 0, err
     assert ratings_dump(stack.client, stack.prefix) == live
     assert served(api) == want
@@ -282,7 +297,14 @@ def test_ratings_errors_and_unknown_identities(api: HttpApi) -> None:
     assert api.call("GET", "/v1/ratings/chess").code == "unknown_game"
     assert api.call("GET", "/v1/ratings/chess").status == 404
     assert api.call("GET", "/v1/ratings/schlitzohr/bots/grandmaster").code == "unknown_bot_level"
-    for query in ("limit=0", "limit=x", "limit=100000", "cursor=nonsense", "cursor=1.5:nobody", "page=2"):
+    for query in (
+        "limit=0",
+        "limit=x",
+        "limit=100000",
+        "cursor=nonsense",
+        "cursor=1.5:nobody",
+        "page=2",
+    ):
         reply = api.call("GET", f"/v1/ratings/schlitzohr?{query}")
         assert (reply.status, reply.code) == (400, "invalid_parameter"), query
     reply = api.call("GET", "/v1/ratings/abluxxen/players/nobody-at-all?cursor=12:x")

@@ -91,7 +91,9 @@ def check_each_game_rated_once(client: Any, prefix: str, played: list[Played]) -
         assert client.zcard(k.pending) == 0
         rated = {m.decode() for m in client.zrange(k.done, 0, -1)}
         records = {f.decode() for f in client.hkeys(k.record)}
-        rateable = {p.game_id for p in played if p.game == game and len({s for s in p.seats if s}) > 1}
+        rateable = {
+            p.game_id for p in played if p.game == game and len({s for s in p.seats if s}) > 1
+        }
         assert rated == records == rateable
         for ident, (_mu, _sigma, games) in want.get(game, {}).items():
             assert client.zcard(k.played(ident)) == games
@@ -105,7 +107,9 @@ def test_projected_ratings_equal_openskill_and_a_rebuild(
     want = expected(played)
     assert set(want) == {"schlitzohr", "abluxxen"}
     assert "bot:greedy" in want["schlitzohr"] and "bot:strong" in want["abluxxen"]
-    assert {"player:Ann", "player:Bob"} <= set(want["schlitzohr"]) and "player:Ann" in want["abluxxen"]
+    assert {"player:Ann", "player:Bob"} <= set(want["schlitzohr"]) and "player:Ann" in want[
+        "abluxxen"
+    ]
     assert not any("Guest" in ident for table in want.values() for ident in table)
     assert stored_ratings(redis_client, key_prefix) == want  # exact floats
     check_each_game_rated_once(redis_client, key_prefix, played)
@@ -151,7 +155,9 @@ def test_racing_projectors_rate_each_game_once(
     for t in threads:
         t.join()
     assert not errors
-    Updater(store, ReadModels(redis_client, key_prefix)).ratings.rate_all()  # leftovers of lost races
+    Updater(
+        store, ReadModels(redis_client, key_prefix)
+    ).ratings.rate_all()  # leftovers of lost races
     assert stored_ratings(redis_client, key_prefix) == expected(played)
     check_each_game_rated_once(redis_client, key_prefix, played)
     live = dump_read_models(redis_client, key_prefix)
@@ -199,7 +205,9 @@ def test_a_crash_between_submitting_and_rating_is_repaired_by_reconciliation(
     assert restarted.reconcile() == 0  # every read model is up to date: only ratings were left
     assert stored_ratings(redis_client, key_prefix) == expected(played)
     check_each_game_rated_once(redis_client, key_prefix, played)
-    assert rebuilt_read_models(redis_client, key_prefix) == dump_read_models(redis_client, key_prefix)
+    assert rebuilt_read_models(redis_client, key_prefix) == dump_read_models(
+        redis_client, key_prefix
+    )
 
 
 class Counting(Ratings):

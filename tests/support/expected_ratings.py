@@ -70,9 +70,7 @@ def expected(games: Iterable[Played]) -> dict[str, dict[str, tuple[float, float,
             if who is None or any(who == w for w, _ in order):
                 continue
             me = (seat in g.winners, g.scores[seat])
-            rank = 1 + sum(
-                (s in g.winners, g.scores[s]) > me for s in range(len(g.scores))
-            )
+            rank = 1 + sum((s in g.winners, g.scores[s]) > me for s in range(len(g.scores)))
             order.append((who, rank))
         if len(order) < 2:
             continue

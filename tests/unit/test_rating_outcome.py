@@ -13,9 +13,9 @@ from events.projections.rating_outcome import (
     ended_time,
     identity,
     outcome_of,
+    ranks,
     rateable,
     rated_players,
-    ranks,
     seat_identity,
     split_identity,
 )
