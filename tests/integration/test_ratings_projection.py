@@ -232,3 +232,35 @@ def test_a_projector_catching_up_a_backlog_rates_each_game_once_without_re_ratin
     rateable = [p for p in played if len({s for s in p.seats if s}) > 1]
     assert Counting.written == len(rateable)  # shard by shard, yet nothing rated twice
     assert stored_ratings(redis_client, key_prefix) == expected(played)
+
+
+def test_a_running_game_changes_no_rating_until_it_ends(
+    store: RedisEventStore, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    """Ratings read only a finished game's public result: while a game runs, whatever its
+    seats do, no ratings key changes (nothing to learn from them about hidden facts)."""
+    played = write_all(store, redis_client, key_prefix)
+    updater = Updater(store, ReadModels(redis_client, key_prefix))
+    for p in played:
+        updater.update(p.game_id)
+    before = {
+        k: v for k, v in dump_read_models(redis_client, key_prefix).items() if "ratings:" in k
+    }
+    players: list[Player] = [("Ann", None), ("G", "greedy"), ("R", "random")]
+    for step in range(1, 40, 6):  # the same game, a few commands further each time
+        game_id = f"run{step}"
+        written = write_game(
+            store,
+            game_id,
+            "schlitzohr",
+            players,
+            seed=seed_for("run"),
+            commands=step,
+            accounts=ACCOUNTS,
+        )
+        assert not written.finished
+        updater.update(game_id)
+        now = {
+            k: v for k, v in dump_read_models(redis_client, key_prefix).items() if "ratings:" in k
+        }
+        assert now == before

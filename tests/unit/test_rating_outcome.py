@@ -97,3 +97,17 @@ def test_games_without_two_identities_or_not_finished_are_not_rated() -> None:
     assert outcome_of("g1", mixed, RESULT, None) is None  # no GameEnded seen
     assert outcome_of("g1", replace(mixed, status=RUNNING), None, ended) is None
     assert outcome_of("g1", replace(mixed, status="expired"), RESULT, ended) is None
+
+
+def test_an_account_name_cannot_pass_for_a_bot_or_form_another_key() -> None:
+    from events.projections.rating_keys import RatingKeys
+
+    keys = RatingKeys("tt:", "schlitzohr")
+    posing = seat_identity(Seat("bot:greedy", None, "h", "bot:greedy"))
+    assert posing == "player:bot:greedy" and split_identity(posing) == ("bot:greedy", False)
+    assert keys.played(posing) != keys.played("bot:greedy")
+    for name in ("a}b{c", "x:gen", "*", "../rating", "a b"):
+        key = keys.played(identity(name, False))
+        assert key.startswith("tt:ratings:{schlitzohr}:played:player%3A")
+        assert key.count("{") == 1 and key.count("}") == 1  # the hash tag stays the game type's
+        assert not any(c in key[len("tt:ratings:{schlitzohr}:played:") :] for c in "{}*?[]: ")
