@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The two commands of a fresh machine: ``python3 run.py up`` and ``python3 run.py test``.
 
-Needs only python3 >= 3.11. Creates ``.venv`` beside this file on first use,
+Needs python3 >= 3.11 and the system ICU headers for PyICU (see README). Creates
+``.venv`` beside this file on first use,
 installs the project into it (again whenever ``pyproject.toml`` changes), then:
 
 - ``up [args...]``   runs ``tabletop up`` (the whole service; see README);

@@ -121,12 +121,29 @@ projections rebuild`` recreates them.
     Ids of the games already added to the totals; ``COUNT_FINISHED`` adds a game
     to both keys at once, only if it was not in this set.
 
+Accounts (``events/accounts/keys.py`` builds them; ``service/accounts/store.py`` and the
+projector's ``events/projections/notices.py`` write them). ``<id>`` is the SHA-256 of the
+name's confusable skeleton (``events/accounts/names.py``): no client-chosen text ever
+enters a key, and all keys of one account share its slot.
+
+``<p>account:{<id>}`` -- string
+    JSON ``{"name", "key_hash", "created"}``: the registered name and the SHA-256 of its
+    player key. SET NX at registration, never changed.
+``<p>account:{<id>}:games`` -- sorted set
+    Game id -> µs time the account took its seat there (written before the seat's append).
+``<p>account:{<id>}:notices`` -- stream, ``MAXLEN ~ 10000``
+    The player stream: entry ids ``<n>-0``, n = 1, 2, 3 ...; field ``n`` = notice JSON.
+``<p>account:{<id>}:last`` -- hash
+    Game id -> the last notice about it; ``<game id>:m`` -> "<version> <signature>" (what
+    the notice script compares); ``:seq`` -> the last notice number.
+
 The HTTP API (``service/http/ratelimit.py``):
 
 ``<p>ratelimit:{<bucket>}:<minute>`` -- string (a counter) with a TTL of two minutes
     Requests of one client in one minute (``<minute>`` = Unix time // 60).
     ``<bucket>`` is a *verified* identity: ``seat:<game>:<seat>`` (a seat token that
-    was checked against its seat), ``admin`` (the admin token), else ``ip:`` + the
+    was checked against its seat), ``player:<account id>`` (a player key this process
+    verified), ``admin`` (the admin token), else ``ip:`` + the
     client address; the tag keeps both minutes of a bucket in one slot.
 ``<p>ratelimit:<kind>:{<bucket>}:<minute>`` -- the same, for an expensive operation
     (``<kind>`` = ``create``, ``verify`` or ``replay``); ``<bucket>`` is ``ip:<address>``

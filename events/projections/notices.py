@@ -5,7 +5,8 @@ account's stream (``<p>account:{<id>}:notices``, see ``events.accounts.keys``) w
 that seat's situation changes: the seat was taken (``seated``), play began
 (``started``), it is the seat's turn (``your_turn``, again at every new version
 where it must act), it must wait (``waiting``), the game ended (``ended``) or
-expired (``expired``). A notice is JSON::
+expired (``expired``), or the account gave its seat up before the start (``left``:
+the game leaves the account's list of games too). A notice is JSON::
 
     {"game_id", "game", "seat", "version", "status", "to_move", "kinds",
      "deadline", "result"}
@@ -44,9 +45,11 @@ from events.accounts.names import name_key
 from events.scripts import Script
 
 NOTICE = """
--- KEYS[1] = the account's ``last`` hash, KEYS[2] = its notices stream
+-- KEYS[1] = the account's ``last`` hash, KEYS[2] = its notices stream,
+-- KEYS[3] = its games index
 -- ARGV[1] = game id, ARGV[2] = version, ARGV[3] = signature (status|to_move|kinds),
--- ARGV[4] = 1 if the seat is to move, ARGV[5] = MAXLEN, ARGV[6] = the notice JSON
+-- ARGV[4] = 1 if the seat is to move, ARGV[5] = MAXLEN, ARGV[6] = the notice JSON,
+-- ARGV[7] = 1 if the account left the game (it leaves the games index too)
 -- Appends the notice unless the game's last notice is as new or newer, or shows the
 -- same signature while the seat is not to move. Entry ids are ``<n>-0`` with n =
 -- 1, 2, 3 ... per account (field ``:seq`` of the ``last`` hash; no game id holds a
@@ -64,8 +67,13 @@ end
 local n = redis.call('HINCRBY', KEYS[1], ':seq', 1)
 redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], n .. '-0', 'n', ARGV[6])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[6], ARGV[1] .. ':m', ARGV[2] .. ' ' .. ARGV[3])
+if ARGV[7] == '1' then redis.call('ZREM', KEYS[3], ARGV[1]) end
 return n
 """
+
+
+LEFT = "left"
+"""The kind of a notice about a seat the account gave up before the start."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +87,8 @@ class Notice:
     @property
     def signature(self) -> str:
         d = self.document
-        return f"{d['status']}|{int(d['to_move'])}|{','.join(d['kinds'])}"
+        left = "|left" if self.kind == LEFT else ""
+        return f"{d['status']}|{int(d['to_move'])}|{','.join(d['kinds'])}{left}"
 
 
 def notices(game_id: str, before: Table | None, after: Table) -> list[Notice]:
@@ -107,6 +116,15 @@ def notices(game_id: str, before: Table | None, after: Table) -> list[Notice]:
             "result": None if result is None else result.to_json(),
         }
         out.append(Notice(sitter.account, _kind(before, after, bool(kinds)), document))
+    if before is not None and after.status == OPEN:
+        # Seats left before the start: tell the account (and drop the game from its list).
+        for seat, sitter in enumerate(before.seats):
+            if sitter.account is not None and after.seats[seat].account != sitter.account:
+                document = {
+                    "game_id": game_id, "game": after.game, "seat": seat, "version": after.version,
+                    "status": after.status, "to_move": False, "kinds": [], "deadline": None, "result": None,
+                }
+                out.append(Notice(sitter.account, LEFT, document))
     return out
 
 
@@ -158,7 +176,8 @@ class NoticeWriter:
     def write(self, game_id: str, before: Table | None, after: Table | None) -> int:
         """Append the notices ``after`` calls for that are new; returns how many. A table
         without registered players costs nothing (no round trip)."""
-        if after is None or all(s.account is None for s in after.seats):
+        seats = (*(before.seats if before is not None else ()), *(after.seats if after is not None else ()))
+        if after is None or all(s.account is None for s in seats):
             return 0
         written = 0
         for notice in notices(game_id, before, after):
@@ -166,6 +185,7 @@ class NoticeWriter:
             text = json.dumps({"kind": notice.kind, **notice.document}, separators=(",", ":"))
             args = [game_id, notice.document["version"], notice.signature,
                     "1" if notice.document["to_move"] else "0", self._kept, text]
-            if self._script([keys.last, keys.notices], args):
+            args.append("1" if notice.kind == LEFT else "0")
+            if self._script([keys.last, keys.notices, keys.games], args):
                 written += 1
         return written

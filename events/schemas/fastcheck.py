@@ -14,7 +14,7 @@ What compiles (anything else makes :func:`compile_schema` return None, and the
 registry keeps using marshmallow alone): schemas without hooks (no
 ``@validates_schema``, pre/post-load) that raise on unknown fields, whose fields
 are exactly ``fields.Integer``, ``String``, ``List``, ``Dict``, ``Nested`` or
-``events.schemas.fields.Card``, with no validators but ``Range``, ``OneOf``,
+``events.schemas.fields.Card`` or ``StrictBool``, with no validators but ``Range``, ``OneOf``,
 ``Regexp`` and ``Length``. Each check is narrower than marshmallow's (e.g. an
 integer must be an ``int``, a list a list or tuple), never wider.
 """
@@ -26,7 +26,7 @@ from typing import Any
 
 from marshmallow import RAISE, Schema, fields, validate
 
-from events.schemas.fields import Card
+from events.schemas.fields import Card, StrictBool
 
 Check = Callable[[Any], bool]
 
@@ -93,6 +93,10 @@ def _value_check(field: fields.Field) -> Check:  # type: ignore[type-arg]
             raise _Unsupported(field)
         # As Card._deserialize: "X", or an int 1..13 (never a bool).
         return lambda v: v == "X" if type(v) is str else type(v) is int and 1 <= v <= 13
+    elif kind is StrictBool:
+        if field.validators:
+            raise _Unsupported(field)
+        return lambda v: type(v) is bool  # as StrictBool._deserialize
     elif kind is fields.List:
         inner = _field_check(field.inner)
         base = lambda value: type(value) in (list, tuple) and all(map(inner, value))  # noqa: E731

@@ -52,6 +52,15 @@ def name(pattern: str, **kwargs: Any) -> fields.String:
     return fields.String(validate=validate.Regexp(pattern + r"\Z"), **kwargs)
 
 
+class StrictBool(fields.Field):  # type: ignore[type-arg]  # generic only in marshmallow 4
+    """JSON ``true`` or ``false`` only (marshmallow's Boolean also takes 1, "yes", ...)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if type(value) is bool:
+            return value
+        raise ValidationError("true or false")
+
+
 class Card(fields.Field):  # type: ignore[type-arg]  # generic only in marshmallow 4
     """An Abluxxen card in JSON: an int 1..13, or ``"X"`` for a joker."""
 

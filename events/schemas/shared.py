@@ -16,7 +16,7 @@ from __future__ import annotations
 from marshmallow import Schema, fields, validate
 
 from engine.table import MAX_NAME_LENGTH
-from events.schemas.fields import HEX64, MAX_SEAT, seat_field
+from events.schemas.fields import HEX64, MAX_SEAT, StrictBool, seat_field
 from events.schemas.registry import EventType
 
 GAME_CREATED_VERSION = 2
@@ -58,7 +58,7 @@ class SeatTakenData(Schema):
     name = fields.String(required=True, validate=validate.Length(1, MAX_NAME_LENGTH))
     bot = fields.String(required=True, allow_none=True, validate=validate.Length(1, 32))
     account = fields.String(validate=validate.Length(1, MAX_NAME_LENGTH))
-    guest = fields.Raw(validate=lambda value: type(value) is bool)  # true/false, not 1/0
+    guest = StrictBool()
 
 
 class SeatTakenPrivate(Schema):

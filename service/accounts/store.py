@@ -89,6 +89,11 @@ class AccountStore:
             pipe.exists(self.keys(account_id).record)
         return any(pipe.execute())
 
+    def is_registered(self, name: str) -> bool:
+        """Whether ``name``, spelled exactly so, is a registered player's name."""
+        raw = self._redis.get(self.keys(name_key(name)).record)
+        return raw is not None and json.loads(raw)["name"] == name
+
     def cached(self, player_key: str) -> Account | None:
         """The account of a player key this process has verified before (no I/O)."""
         return self._resolved.get(player_key)

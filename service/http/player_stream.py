@@ -9,7 +9,7 @@ or expired. This endpoint relays them; it never looks at a game.
 Wire format per notice::
 
     id: <n>                  (1, 2, 3 ... per account)
-    event: <kind>            seated | started | your_turn | waiting | ended | expired
+    event: <kind>            seated | started | your_turn | waiting | ended | expired | left
     data: {"kind", "game_id", "game", "seat", "version", "status", "to_move",
            "kinds", "deadline", "result"}
 
@@ -27,6 +27,7 @@ Only a player key opens it (401 ``player_key_required``).
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Iterator
@@ -128,7 +129,7 @@ def notice_stream(
         for entry_id, fields in batch:
             n = int(_text(entry_id).split("-")[0])
             notice = _text(fields[b"n"] if b"n" in fields else fields["n"])
-            kind = notice.split('"kind":"', 1)[1].split('"', 1)[0]
+            kind = json.loads(notice)["kind"]
             yield f"id: {n}\nevent: {kind}\ndata: {notice}\n\n"
             after = n
 

@@ -19,5 +19,7 @@ def totals(name: str) -> Response:
     if not 0 < len(name) <= MAX_NAME_LENGTH:
         raise Problem(404, "player_not_found", "no player can have this name")
     document = context.reads().player_totals(name).to_json()
+    accounts = context.application().accounts  # issue 15: guests vs registered players
+    document["registered"] = accounts is not None and accounts.is_registered(name)
     document["ratings"] = ratings.player_ratings(name)
     return json_response(document, headers={"Cache-Control": "no-cache"})

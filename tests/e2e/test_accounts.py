@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import requests
+from support.contract import ContractSession
 from support.http_games import HttpApi, create_game, play_randomly
 from support.live_server import LiveServer
 
 
 @pytest.fixture
 def api(live_server: LiveServer) -> Iterator[HttpApi]:
-    with requests.Session() as session:
+    with ContractSession() as session:
         yield HttpApi(session, live_server.url)
 
 
@@ -123,7 +123,12 @@ def test_a_name_cannot_be_taken_twice_nor_spoofed_nor_used_by_a_guest(api: HttpA
         reply = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": spelled})
         assert reply.status == 409 and reply.body["code"] == "name_reserved", (spelled, reply.body)
     # An unrelated name is free, for an account and for a guest.
-    assert api.call("POST", f"/v1/games/{game_id}/seats", body={"name": _fresh("zed")}).status == 201
+    guest = _fresh("zed")
+    assert api.call("POST", f"/v1/games/{game_id}/seats", body={"name": guest}).status == 201
+    # The player page says who is registered.
+    assert api.call("GET", f"/v1/players/{name}").body["registered"] is True
+    assert api.call("GET", f"/v1/players/{guest}").body["registered"] is False
+    assert api.call("GET", f"/v1/players/{name.upper()}").body["registered"] is False  # another spelling
 
 
 def test_names_never_collide_with_server_keys(api: HttpApi, live_server: LiveServer) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -85,8 +86,6 @@ def test_a_player_of_twenty_games_hears_every_turn_resumes_and_sees_nothing_hidd
     ended: set[str] = set()
     last_id = 0
     connections = 0
-    import time
-
     give_up = time.monotonic() + GIVE_UP_S
     while len(ended) < GAMES:
         assert time.monotonic() < give_up, f"games still running: {set(games) - ended}"

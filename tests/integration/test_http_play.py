@@ -262,6 +262,7 @@ def test_the_lobby_lists_games_by_type_and_status_with_cursors(
         "games": 0,
         "wins": 0,
         "points": 0,
+        "registered": False,
     }
 
 

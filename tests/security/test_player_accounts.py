@@ -1,0 +1,96 @@
+"""Accounts under attack on a live server: player keys act only for their own
+account's seats, made-up player keys get no rate-limit bucket of their own,
+registering names is limited per address, and one account's streams are capped."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from contextlib import AbstractContextManager, ExitStack
+
+import requests
+from support.http_games import HttpApi, create_game
+from support.live_server import LiveServer
+from support.security_games import problem
+
+ServerFactory = Callable[..., AbstractContextManager[LiveServer]]
+
+
+def _register(url: str, name: str) -> str:
+    reply = requests.post(f"{url}/v1/players", json={"name": name}, timeout=10)
+    assert reply.status_code == 201, reply.text
+    return str(reply.json()["player_key"])
+
+
+def _auth(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def test_a_player_key_acts_only_for_its_own_accounts_seat(secure_server: LiveServer) -> None:
+    url = secure_server.url
+    ada = _register(url, "ada" + secrets.token_hex(3))
+    eve = _register(url, "eve" + secrets.token_hex(3))
+    api = HttpApi(requests.Session(), url)
+    game_id = create_game(api, "schlitzohr", 2)
+    assert requests.post(f"{url}/v1/games/{game_id}/seats", json={}, headers=_auth(ada), timeout=10).status_code == 201
+    # Eve, not seated, can neither read Ada's view, act, nor take Ada's seat back.
+    view = requests.get(f"{url}/v1/games/{game_id}", headers=_auth(eve), timeout=10)
+    assert (view.status_code, problem(view)["code"]) == (403, "not_seated")
+    steal = requests.post(f"{url}/v1/games/{game_id}/seats/0/token", headers=_auth(eve), timeout=10)
+    assert (steal.status_code, problem(steal)["code"]) == (403, "not_seated")
+    # A seat token is no player key, and a re-spelled player key fits no account.
+    guest = requests.post(f"{url}/v1/games/{game_id}/seats", json={"name": "g" + secrets.token_hex(3)}, timeout=10)
+    token = guest.json()["token"]
+    assert requests.post(f"{url}/v1/games/{game_id}/seats/1/token", headers=_auth(token), timeout=10).status_code == 401
+    forged = ada[:-4] + ("AAAA" if not ada.endswith("AAAA") else "BBBB")
+    assert requests.get(f"{url}/v1/games/{game_id}", headers=_auth(forged), timeout=10).status_code == 401
+    assert requests.get(f"{url}/v1/players/me/stream", headers=_auth(forged), timeout=10).status_code == 401
+
+
+def test_made_up_player_keys_share_the_address_bucket(start_server: ServerFactory) -> None:
+    limit = 10
+    with start_server(rate_limit_per_minute=limit) as server:
+        session = requests.Session()
+        replies = [
+            session.get(
+                server.url + "/v1/players/me/games",
+                headers=_auth(f"pk_{secrets.token_hex(32)}.{secrets.token_urlsafe(32)}"),
+            )
+            for _ in range(2 * limit)
+        ]
+        statuses = [r.status_code for r in replies]
+        assert set(statuses) == {401, 429}, statuses
+        assert problem(replies[-1])["code"] == "rate_limited"
+
+
+def test_registering_names_is_limited_per_address(start_server: ServerFactory) -> None:
+    with start_server(create_limit_per_minute=3, rate_limit_per_minute=0) as server:
+        replies = [
+            requests.post(f"{server.url}/v1/players", json={"name": f"n{i}{secrets.token_hex(3)}"}, timeout=10)
+            for i in range(6)
+        ]
+        statuses = [r.status_code for r in replies]
+        assert statuses[:3] == [201] * 3 and statuses[-1] == 429, statuses
+        assert problem(replies[-1])["code"] == "create_rate_limited"
+
+
+def test_one_accounts_streams_are_capped(start_server: ServerFactory) -> None:
+    cap = 2
+    with start_server(streams_per_client=cap, sse_max_s=60.0, sse_heartbeat_s=30.0) as server:
+        key = _register(server.url, "streamer")
+        other = _register(server.url, "other")
+        with ExitStack() as held:
+            refused = None
+            # The cap is per server process (two here): refused at the latest past 2 x cap.
+            for _ in range(2 * cap + 1):
+                reply = requests.get(f"{server.url}/v1/players/me/stream", headers=_auth(key), stream=True, timeout=10)
+                held.callback(reply.close)
+                if reply.status_code != 200:
+                    refused = reply
+                    break
+            assert refused is not None, "one account held more streams than the cap allows"
+            assert (refused.status_code, problem(refused)["code"]) == (429, "too_many_streams")
+            # Another account is not held back by the first one's streams.
+            mine = requests.get(f"{server.url}/v1/players/me/stream", headers=_auth(other), stream=True, timeout=10)
+            held.callback(mine.close)
+            assert mine.status_code == 200
