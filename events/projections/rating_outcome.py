@@ -16,7 +16,10 @@ time of its ``GameEnded`` event:
   same in both engines): the winners share rank 1; every other seat is ranked by its
   score, higher first; equal keys share a rank (competition ranking ``1, 2, 2, 4``:
   ranks are those among all seats, guests included). Abluxxen's tie-break by hand
-  cards decides who is a winner and nothing else.
+  cards decides who is a winner and nothing else. A game that ended by a forfeit
+  (turn clocks: ``GameEnded`` reason ``forfeit`` after ``TurnTimedOut`` with policy
+  ``forfeit``) ranks the forfeiting seat last, whatever its score: running out of time
+  is a loss, not a place earned on the board.
 - **Rated at all** only when at least two distinct identities remain (a game between
   one registered player and guests, or between bots of one level only, carries no
   information about anybody's skill). Expired games never ended: never rated.
@@ -78,10 +81,29 @@ def seat_identity(seat: Seat) -> str | None:
     return None
 
 
-def ranks(result: Result) -> list[int]:
-    """Every seat's rank (1 = best): winners first, then by score; ties share a rank."""
-    keys = [(seat in result.winners, score) for seat, score in enumerate(result.scores)]
+FORFEIT = "forfeit"
+TURN_TIMED_OUT = "TurnTimedOut"
+
+
+def ranks(result: Result, forfeited: frozenset[int] = frozenset()) -> list[int]:
+    """Every seat's rank (1 = best): winners first, then by score, forfeiting seats
+    last; ties share a rank."""
+    keys = [
+        (seat not in forfeited, seat in result.winners, score)
+        for seat, score in enumerate(result.scores)
+    ]
     return [1 + sum(other > key for other in keys) for key in keys]
+
+
+def forfeited_seats(envelopes: Iterable[Envelope]) -> frozenset[int] | None:
+    """The seats that forfeited by running out of time, or None if ``envelopes`` hold no
+    forfeit (the caller then looks further back when the result says ``forfeit``)."""
+    seats = frozenset(
+        e.data["seat"]
+        for e in envelopes
+        if e.type == TURN_TIMED_OUT and e.data.get("policy") == FORFEIT
+    )
+    return seats or None
 
 
 def rated_players(seats: Sequence[str | None], seat_ranks: Sequence[int]) -> list[tuple[str, int]]:
@@ -106,13 +128,18 @@ def ended_time(envelopes: Iterable[Envelope]) -> str | None:
 
 
 def outcome_of(
-    game_id: str, table: Table, result: Result | None, ended: str | None
+    game_id: str,
+    table: Table,
+    result: Result | None,
+    ended: str | None,
+    forfeited: frozenset[int] = frozenset(),
 ) -> RatedOutcome | None:
-    """The rated outcome of a finished game (``ended``: its ``GameEnded`` time), or None
-    if the game is not rated (not finished, or fewer than two identities)."""
+    """The rated outcome of a finished game (``ended``: its ``GameEnded`` time;
+    ``forfeited``: the seats that forfeited), or None if the game is not rated (not
+    finished, or fewer than two identities)."""
     if table.status != FINISHED or result is None or ended is None:
         return None
-    players = rated_players([seat_identity(s) for s in table.seats], ranks(result))
+    players = rated_players([seat_identity(s) for s in table.seats], ranks(result, forfeited))
     if len(players) < 2:
         return None
     return RatedOutcome(game_id, table.game, ended, created_us(ended), tuple(players))

@@ -33,7 +33,13 @@ from events.errors import GameNotFound
 from events.port import EventReader
 from events.projections.model import fold, record_of
 from events.projections.notices import NoticeWriter
-from events.projections.rating_outcome import ended_time, outcome_of, rateable
+from events.projections.rating_outcome import (
+    FORFEIT,
+    ended_time,
+    forfeited_seats,
+    outcome_of,
+    rateable,
+)
 from events.projections.ratings import Ratings
 from events.projections.redis_models import ReadModels, status_rank
 from events.redaction import ADMIN
@@ -152,9 +158,13 @@ class Updater:
     def _submit_rating(self, game_id: str, table: Table, recent: Sequence[Envelope]) -> None:
         if not rateable(table):
             return
-        ended = ended_time(recent)
-        if ended is None:  # a redelivery after a crash: look the end up in the history
-            ended = ended_time(self.reader.read_all(game_id, ADMIN))
-        outcome = outcome_of(game_id, table, get_game(table.game).result(table.state), ended)
+        result = get_game(table.game).result(table.state)
+        ended, forfeited = ended_time(recent), forfeited_seats(recent)
+        if ended is None or (forfeited is None and result is not None and result.reason == FORFEIT):
+            # A redelivery after a crash, or a forfeit recorded in an earlier batch: look
+            # the end (and who forfeited) up in the whole history.
+            history = self.reader.read_all(game_id, ADMIN)
+            ended, forfeited = ended_time(history), forfeited_seats(history)
+        outcome = outcome_of(game_id, table, result, ended, forfeited or frozenset())
         if outcome is not None:
             self.ratings.submit(outcome)

@@ -5,7 +5,8 @@ a test compares the projection with the library, not with itself.
 The rules restated (docs/api.md, "Ratings"): identities ``player:<account>`` and
 ``bot:<level>``; guests dropped; one seat per identity (its lowest); winners rank 1,
 the others by score (higher first), equal keys share a rank; a game with fewer than two
-identities is not rated; games rated in (GameEnded time, game id) order; one
+identities is not rated; a seat that forfeited on time (``TurnTimedOut`` with policy
+``forfeit``) ranks last; games rated in (GameEnded time, game id) order; one
 single-player team per identity in seat order; openskill PlackettLuce with defaults.
 """
 
@@ -29,11 +30,13 @@ class Played:
     seats: list[str | None]
     scores: list[int]
     winners: list[int]
+    forfeited: frozenset[int] = frozenset()
 
 
 def played_from_events(game_id: str, events: Sequence[Mapping[str, Any]]) -> Played | None:
     """A finished game from its (public, after the end) event dicts; None if it did not end."""
     game, seats, ended, data = "", [], None, None
+    forfeited: set[int] = set()
     for e in events:
         if e["type"] == "GameCreated":
             game, seats = e["data"]["game"], [None] * e["data"]["seats"]
@@ -47,16 +50,24 @@ def played_from_events(game_id: str, events: Sequence[Mapping[str, Any]]) -> Pla
             seats[d["seat"]] = who
         elif e["type"] == "SeatLeft":
             seats[e["data"]["seat"]] = None
+        elif e["type"] == "TurnTimedOut" and e["data"].get("policy") == "forfeit":
+            forfeited.add(e["data"]["seat"])
         elif e["type"] == "GameEnded":
             ended, data = e["time"], e["data"]
     if ended is None or data is None:
         return None
-    return Played(game_id, game, ended, seats, list(data["scores"]), list(data["winners"]))
+    scores, winners = list(data["scores"]), list(data["winners"])
+    return Played(game_id, game, ended, seats, scores, winners, frozenset(forfeited))
 
 
 def _micros(time: str) -> int:
     moment = datetime.strptime(time, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
     return int(moment.timestamp()) * 1_000_000 + moment.microsecond
+
+
+def _key(g: Played, seat: int) -> tuple[bool, bool, int]:
+    """Higher is better: not forfeited, then a winner, then the score."""
+    return (seat not in g.forfeited, seat in g.winners, g.scores[seat])
 
 
 def expected(games: Iterable[Played]) -> dict[str, dict[str, tuple[float, float, int]]]:
@@ -69,8 +80,7 @@ def expected(games: Iterable[Played]) -> dict[str, dict[str, tuple[float, float,
         for seat, who in enumerate(g.seats):
             if who is None or any(who == w for w, _ in order):
                 continue
-            me = (seat in g.winners, g.scores[seat])
-            rank = 1 + sum((s in g.winners, g.scores[s]) > me for s in range(len(g.scores)))
+            rank = 1 + sum(_key(g, s) > _key(g, seat) for s in range(len(g.scores)))
             order.append((who, rank))
         if len(order) < 2:
             continue

@@ -11,6 +11,7 @@ from engine.table import FINISHED, RUNNING, Seat, Table
 from events.envelope import Envelope
 from events.projections.rating_outcome import (
     ended_time,
+    forfeited_seats,
     identity,
     outcome_of,
     ranks,
@@ -111,3 +112,17 @@ def test_an_account_name_cannot_pass_for_a_bot_or_form_another_key() -> None:
         assert key.startswith("tt:ratings:{schlitzohr}:played:player%3A")
         assert key.count("{") == 1 and key.count("}") == 1  # the hash tag stays the game type's
         assert not any(c in key[len("tt:ratings:{schlitzohr}:played:") :] for c in "{}*?[]: ")
+
+
+def test_a_forfeiting_seat_ranks_last_whatever_its_score() -> None:
+    result = Result((9, 2, 5), (2,), "forfeit", 7)  # seat 0 led, then ran out of time
+    assert ranks(result) == [2, 3, 1]
+    assert ranks(result, frozenset({0})) == [3, 2, 1]
+    timed_out = envelope(7, "TurnTimedOut", {"seat": 0, "policy": "forfeit", "deadline": "x"})
+    by_bot = envelope(7, "TurnTimedOut", {"seat": 1, "policy": "bot:greedy", "deadline": "x"})
+    assert forfeited_seats([by_bot, timed_out, *envelopes()]) == frozenset({0})
+    assert forfeited_seats([by_bot, *envelopes()]) is None
+    played = table(Seat("a", None, "h", "Ann"), Seat("g", "greedy"), Seat("r", "random"))
+    outcome = outcome_of("g1", played, result, ENDED, frozenset({0}))
+    assert outcome is not None
+    assert outcome.players == (("player:Ann", 3), ("bot:greedy", 2), ("bot:random", 1))
