@@ -82,10 +82,16 @@ class Ratings:
             outcome = self._step(self.keys(game), batch)
             if outcome is None:
                 return done
-            if outcome == 0:
+            rated, drained = outcome
+            if rated == 0:
                 losses += 1
             else:
-                done, losses = done + outcome, 0
+                done, losses = done + rated, 0
+                if drained:
+                    # The step rated every game that was queued when it read ``gen``; one
+                    # queued since moved ``gen`` (the write would have failed), and whoever
+                    # queued it rates it: no need to look again.
+                    return done
         return done
 
     def rate_all(self) -> int:
@@ -104,9 +110,9 @@ class Ratings:
                 self.client.delete(*played[start : start + 500])
             self._reset([k.gen, *(k.part(p) for p in PARTS)], [])
 
-    def _step(self, k: RatingKeys, batch: int) -> int | None:
-        """One rating step: None if nothing is queued, 0 if the write lost a race, else
-        the number of games rated."""
+    def _step(self, k: RatingKeys, batch: int) -> tuple[int, bool] | None:
+        """One rating step: None if nothing is queued, else ``(games rated, queue
+        drained)`` -- ``(0, False)`` if the write lost a race."""
         pipe = self.client.pipeline(transaction=False)
         pipe.get(k.gen)
         pipe.zrange(k.pending, 0, batch - 1, withscores=True)
@@ -121,7 +127,7 @@ class Ratings:
         undone = [e for e in redo if e not in set(tail)]
         outcomes, records = self._read(k, [g for g, _ in tail], [g for g, _ in redo])
         if any(o is None for o in outcomes) or any(r is None for r in records):
-            return 0  # a reset ran meanwhile: gen moved too, so read again
+            return 0, False  # a reset ran meanwhile: gen moved too, so read again
         start: dict[str, Rating] = {}
         for record in records:  # in rating order: the first "before" is the start
             for p in json.loads(record)["players"]:
@@ -145,7 +151,9 @@ class Ratings:
                 )
             record = {"ended": outcome["ended"], "players": entries}
             rated.append((game_id, score, _compact(record), [i for i, _ in players]))
-        return self._write_step(k, int(gen or 0), rated, undone, current, touched, start)
+        written = self._write_step(k, int(gen or 0), rated, undone, current, touched, start)
+        drained = len(pending) < batch and set(pending) <= set(tail) and not undone
+        return written, drained
 
     def _read(self, k: RatingKeys, tail: list[str], redo: list[str]) -> tuple[list[Any], list[Any]]:
         pipe = self.client.pipeline(transaction=False)

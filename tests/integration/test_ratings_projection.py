@@ -10,6 +10,7 @@ reproduces every ratings key byte for byte; games projected out of the rating or
 from __future__ import annotations
 
 import json
+import random
 import threading
 from typing import Any
 
@@ -24,7 +25,9 @@ from support.redis import delete_prefix, unique_prefix
 
 from events import feed
 from events.projections import ReadModels, Updater
+from events.projections.model import created_us
 from events.projections.rating_keys import RatingKeys
+from events.projections.rating_outcome import RatedOutcome
 from events.projections.ratings import Ratings
 from events.redaction import SPECTATOR
 from events.redis_store import RedisEventStore
@@ -264,3 +267,71 @@ def test_a_running_game_changes_no_rating_until_it_ends(
             k: v for k, v in dump_read_models(redis_client, key_prefix).items() if "ratings:" in k
         }
         assert now == before
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 100])
+def test_any_arrival_order_and_batch_size_ends_in_the_rating_order(
+    redis_client: redis.Redis, key_prefix: str, batch: int
+) -> None:
+    """Synthetic results arriving shuffled, rated after each arrival (and some in
+    bursts) with small batches: every late arrival re-rates what followed it, and the
+    end equals openskill fed the games in (time, id) order."""
+    pick = random.Random(batch)
+    pool = ["player:Ann", "player:Bob", "player:Cy", "bot:random", "bot:greedy"]
+    games = []
+    for n in range(40):
+        seats = pick.sample(pool, pick.randint(2, 4))
+        scores = [pick.randint(0, 5) for _ in seats]
+        best = max(scores)
+        winners = [i for i, s in enumerate(scores) if s == best]
+        ended = f"2026-12-01T10:00:{n // 4:02d}.{pick.randint(0, 2):06d}Z"  # equal times too
+        games.append(Played(f"s{n:02d}", "schlitzohr", ended, list(seats), scores, winners))
+    ratings = Ratings(redis_client, key_prefix)
+    arrivals = list(games)
+    pick.shuffle(arrivals)
+    for i, g in enumerate(arrivals):
+        ranks_ = [
+            1
+            + sum(
+                (o in g.winners, g.scores[o]) > (s in g.winners, g.scores[s])
+                for o in range(len(g.scores))
+            )
+            for s in range(len(g.scores))
+        ]
+        outcome = RatedOutcome(
+            g.game_id,
+            g.game,
+            g.ended,
+            created_us(g.ended),
+            tuple((ident, rank) for ident, rank in zip(g.seats, ranks_, strict=True)),
+        )
+        assert ratings.submit(outcome)
+        assert not ratings.submit(outcome)  # once, however often it is submitted
+        if i % 3:
+            ratings.rate_pending("schlitzohr", batch)
+            assert redis_client.zcard(ratings.keys("schlitzohr").pending) == 0  # all of them
+    ratings.rate_pending("schlitzohr", batch)
+    assert stored_ratings(redis_client, key_prefix) == expected(games)
+    check_each_game_rated_once(redis_client, key_prefix, games)
+
+
+def test_a_late_game_and_a_new_one_queued_together_are_both_rated_in_one_call(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    """Queue: a late game (before two rated ones) and a new one (after them), batch 3:
+    the first step re-rates three games and must not stop before the fourth."""
+    ratings = Ratings(redis_client, key_prefix)
+
+    def game(n: int, second: int) -> RatedOutcome:
+        ended = f"2026-12-01T10:00:{second:02d}.000000Z"
+        players = (("bot:random", 1 + n % 2), ("bot:greedy", 2 - n % 2))
+        return RatedOutcome(f"q{n}", "schlitzohr", ended, created_us(ended), players)
+
+    for earlier in (game(2, 2), game(3, 3)):
+        ratings.submit(earlier)
+        ratings.rate_pending("schlitzohr", 3)
+    ratings.submit(game(1, 1))  # late: before the two rated games
+    ratings.submit(game(4, 4))  # new: after them
+    ratings.rate_pending("schlitzohr", 3)
+    k = ratings.keys("schlitzohr")
+    assert redis_client.zcard(k.pending) == 0 and redis_client.zcard(k.done) == 4
