@@ -25,8 +25,9 @@ winners are rating meanwhile and loop until the queue is empty. A crash between 
 steps leaves the game queued: the next step of anyone rates it (the projector's
 reconciliation runs one per game type).
 
-Cost per game: submit = one script; rate = three pipelined reads and one script, shared
-by up to :data:`BATCH` games queued together.
+Cost per game: submit = one script; a rating step = four reads (two of them pipelines)
+and one script, shared by up to :data:`BATCH` games queued together: six round trips per
+game when games end one at a time (``bench/ratings_bench.py``).
 """
 
 from __future__ import annotations
