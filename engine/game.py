@@ -14,6 +14,8 @@ caller passes, and are written into the events.
 Guarantees every implementation keeps (tests/unit/test_game_contract.py checks them):
 - ``legal_commands(state, seat)`` is complete: ``decide`` accepts a command iff it
   is in that list; a seat not in ``to_act(state)`` has none;
+- ``legal_choices(state, seat)`` is the same list in compact form (``engine.choices``):
+  ``engine.choices.expand`` of it equals ``legal_commands(state, seat)``;
 - ``decide`` raises only :class:`~engine.errors.RuleViolation` for any input, however
   malformed, and never mutates ``state``;
 - ``view(state, seat)`` (``seat=None`` for a spectator) is JSON-safe and holds
@@ -68,6 +70,11 @@ class Game(Protocol[S]):
 
     def legal_commands(self, state: S, seat: int) -> list[JSON]:
         """Every command ``seat`` may send now, in JSON form (empty if none)."""
+        ...
+
+    def legal_choices(self, state: S, seat: int) -> list[JSON]:
+        """``legal_commands`` in compact form: each k-of-n pick as one choice
+        (``engine.choices``); other commands as in ``legal_commands``."""
         ...
 
     def view(self, state: S, seat: int | None) -> JSON:

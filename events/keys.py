@@ -146,11 +146,19 @@ The HTTP API (``service/http/ratelimit.py``):
     verified), ``admin`` (the admin token), else ``ip:`` + the
     client address; the tag keeps both minutes of a bucket in one slot.
 ``<p>ratelimit:<kind>:{<bucket>}:<minute>`` -- the same, for an expensive operation
-    (``<kind>`` = ``create``, ``verify`` or ``replay``); ``<bucket>`` is ``ip:<address>``
-    or ``admin``, and a request may count several units (a strong-bot seat weighs more).
+    (``<kind>`` = ``create``, ``verify``, ``replay`` or ``ticket``); ``<bucket>`` is
+    ``ip:<address>`` or ``admin``, and a request may count several units (a strong-bot seat weighs more).
     Both: INCRBY + EXPIRE per lease (see ``ratelimit``), the previous minute read in
     the same pipeline (a sliding-window estimate). Disposable: losing them only
     resets the limits.
+
+Stream tickets (``service/app/stream_tickets.py``):
+
+``<p>ticket:{<game id>}:<sha256 hex of the ticket>`` -- string with a TTL
+    ``{"viewer": <seat> | "admin"}``: a ticket that opens the game's event stream once
+    as that viewer. SET with ``EX`` = ``TABLETOP_STREAM_TICKET_TTL_S`` on issue, taken
+    with GETDEL when the stream opens. Only the hash names it: a dump holds no ticket,
+    and no client chooses any part of the name but through SHA-256.
 """
 
 from __future__ import annotations

@@ -85,6 +85,19 @@ class Settings:
     ``server_busy`` above), below its connection budget so that commands and health
     probes always find room; 0 = no cap."""
 
+    stream_ticket_ttl_s: int = 30
+    """Seconds a stream ticket (``POST /v1/games/{id}/stream-tickets``) stays valid if
+    unused; a used one is gone at once."""
+
+    stream_ticket_limit_per_minute: int = 120
+    """Stream tickets one client address (the admin: its own bucket) may be issued per
+    minute (429 ``ticket_rate_limited`` above): bounds the tickets it keeps in Redis.
+    A browser needs one per stream it opens or reopens; 0 = off."""
+
+    cors_origins: str = ""
+    """Origins (comma-separated, exact: scheme://host[:port]) whose pages may call the
+    API from a browser (CORS); empty = no CORS headers at all (same-origin only)."""
+
     header_timeout_s: float = 5.0
     """A connection must deliver its request line and headers within this many seconds
     (also the longest idle time between two requests on a kept-alive connection); slower

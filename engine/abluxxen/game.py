@@ -91,6 +91,11 @@ class Abluxxen:
     def legal_commands(self, state: State, seat: int) -> list[JSON]:
         return legal.legal_commands(state, seat)
 
+    def legal_choices(self, state: State, seat: int) -> list[JSON]:
+        # No Abluxxen command picks k of n items (a play names a number and counts),
+        # so the compact form is the enumerated one.
+        return legal.legal_commands(state, seat)
+
     def view(self, state: State, seat: int | None) -> JSON:
         return views.view(state, seat)
 

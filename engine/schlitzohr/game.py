@@ -15,6 +15,7 @@ from engine.rng import RandomSource
 from engine.schlitzohr.decide import decide as _decide
 from engine.schlitzohr.evolve import evolve as _evolve
 from engine.schlitzohr.invariants import is_material_conserved as _is_material_conserved
+from engine.schlitzohr.legal import legal_choices as _legal_choices
 from engine.schlitzohr.legal import legal_commands as _legal_commands
 from engine.schlitzohr.legal import to_act as _to_act
 from engine.schlitzohr.material import MAX_PLAYERS, MIN_PLAYERS
@@ -53,6 +54,9 @@ class Schlitzohr:
 
     def legal_commands(self, state: State, seat: int) -> list[JSON]:
         return _legal_commands(state, seat)
+
+    def legal_choices(self, state: State, seat: int) -> list[JSON]:
+        return _legal_choices(state, seat)
 
     def view(self, state: State, seat: int | None) -> JSON:
         return _view(state, seat)

@@ -5,12 +5,15 @@ Guarantee: ``decide`` accepts a command iff it equals (as JSON) an element of
 Inspect commands are listed once per set of ears, ids ascending -- the only
 order ``decide`` accepts (other orders raise ``ears_not_ascending``), which keeps
 the list exact without listing every permutation.
+
+``legal_choices`` is the compact form (``engine.choices``): the inspect is one choice
+of ``inspect_count`` of the face-down ears. ``legal_commands`` is its expansion, so the
+two cannot disagree.
 """
 
 from __future__ import annotations
 
-from itertools import combinations
-
+from engine.choices import choice, expand
 from engine.model import JSON
 from engine.schlitzohr import specs
 from engine.schlitzohr.moves import has_legal_step, legal_steps
@@ -49,6 +52,11 @@ def _can_place(state: State) -> bool:
 
 def legal_commands(state: State, seat: int) -> list[JSON]:
     """Every command ``seat`` may send now (empty for other seats and after the end)."""
+    return expand(legal_choices(state, seat))
+
+
+def legal_choices(state: State, seat: int) -> list[JSON]:
+    """The legal commands in compact form: the inspect as one k-of-n choice."""
     if state.result is not None or seat != state.active:
         return []
     phase = state.phase
@@ -59,7 +67,7 @@ def legal_commands(state: State, seat: int) -> list[JSON]:
     if phase == MOVING:
         return _steps(state, state.pips)
     if phase == INSPECT:
-        return [{"kind": specs.INSPECT, "ears": list(ears)} for ears in _inspect_sets(state)]
+        return [choice(specs.INSPECT, "ears", face_down_ears(state), state.inspect_count)]
     return []
 
 
@@ -79,7 +87,3 @@ def _places(state: State) -> list[JSON]:
     return [
         {"kind": specs.PLACE, "ear": ear, "to": to} for ear in face_down_ears(state) for to in free
     ]
-
-
-def _inspect_sets(state: State) -> combinations[tuple[int, ...]]:
-    return combinations(face_down_ears(state), state.inspect_count)

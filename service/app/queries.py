@@ -46,13 +46,16 @@ class Queries:
             table = evolve_table(game, table, envelope.to_event(), envelope.version, envelope.time)
         return table
 
-    def legal(self, game_id: str, seat: int | None) -> JSON:
-        """Who must act and, for a seat, every command it may send now."""
+    def legal(self, game_id: str, seat: int | None, compact: bool = False) -> JSON:
+        """Who must act and, for a seat, every command it may send now: enumerated, or
+        with ``compact`` each k-of-n pick as one choice (``engine.choices``), from the
+        same table load."""
         table = self.tables.load(game_id)
         game = get_game(table.game)
         running = table.status == "running"
         to_act = game.to_act(table.state) if running else {}
-        commands = game.legal_commands(table.state, seat) if running and seat is not None else []
+        listing = game.legal_choices if compact else game.legal_commands
+        commands = listing(table.state, seat) if running and seat is not None else []
         return {
             "game_id": game_id,
             "version": table.version,

@@ -10,10 +10,13 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from service.cli import play
 from service.cli import export, import_history, projections, replay, simulate, up, verify
 from service.cli import archive, health, serve, sweeper, worker
 
 COMMANDS = (simulate, up, export, verify, replay, import_history, projections, serve, worker, sweeper, health, archive)
+
+COMMANDS += (play,)  # the terminal client, on tabletop_client only (docs/client.md)
 
 
 def build_parser() -> argparse.ArgumentParser:

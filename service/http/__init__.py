@@ -29,6 +29,7 @@ from service.http import (
     audit,
     catalogue,
     context,
+    cors,
     history,
     lobby,
     metrics,
@@ -40,6 +41,7 @@ from service.http import (
     ratelimit,
     ratings,
     security,
+    tickets,
     waits,
 )
 from service.settings import Settings
@@ -78,12 +80,15 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     if settings.trusted_proxies:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     metrics.register(app)  # first: the timer starts before any other hook can refuse
+    cors.register(app, settings.cors_origins)  # before the limiter: preflights are free
     ratelimit.register(app, ratelimit.limiters(services.redis, services.store.prefix, settings))
     problems.register(app)
     security.register(app)
     waits.install(app, services)
+    tickets.install(app, services)
     for blueprint in (catalogue.bp, lobby.bp, play.bp, history.bp, audit.bp, players.bp, ops.bp):
         app.register_blueprint(blueprint)
+    app.register_blueprint(tickets.bp)
     app.register_blueprint(accounts.bp)  # issue 15: accounts and the player stream
     app.register_blueprint(player_stream.bp)
     player_stream.install(app, services)

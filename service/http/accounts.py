@@ -8,7 +8,8 @@
   each with its status, version and whether the caller is to move (from the last
   notice of the player stream; null until the projector has seen the game).
 - ``POST /v1/games/{id}/seats/{seat}/token``: a fresh seat token for a seat the
-  caller's account holds; the old one is refused from then on (201).
+  caller's account holds; the old one is refused from then on (201). Charged to the
+  client's creation limit (each call appends an event).
 
 With a player key as bearer token the game endpoints act for the account's seat of
 that game (one per game: joining twice is 409 ``already_seated``); see ``auth``.
@@ -70,6 +71,9 @@ def my_games() -> Response:
 def reissue(game_id: str, seat: int) -> Response:
     body.no_query()
     account = auth.required_account()
+    # Each call appends an event to the game: charged like a creation, so a history
+    # cannot be padded with reissues faster than the creation limit allows.
+    ratelimit.charge(ratelimit.CREATE)
     joined = context.application().reissue_token(game_id, account, seat)
     document = {"game_id": joined.game_id, "seat": joined.seat, "token": joined.token, "view": joined.view}
     return json_response(document, 201, {**NO_STORE, "ETag": etag(joined.view["version"])})

@@ -137,7 +137,9 @@ def rate_limit_bucket() -> str:
         if scheme.lower() == "bearer" and token:
             settled = _settled.get(token)
             if settled is not None and (request.view_args or {}).get("game_id") == settled[0]:
-                return settled[1]
+                if _still_held(settled[0], settled[2], token):
+                    return settled[1]
+                _settled.pop(token, None)  # its seat was taken back (SeatTokenReissued)
             if is_admin(token):
                 return "admin"
             if is_player_key(token):
@@ -152,10 +154,12 @@ def rate_limit_bucket() -> str:
     return "ip:" + client_address()
 
 
-_settled: dict[str, tuple[str, str]] = {}
-"""Seat token -> (its game, its bucket), for tokens verified on a table whose play had
-begun: seats never change hands after that, so the token holds its seat for good and
-the check need not be repeated (the command path checks it anyway). Only verified tokens get in, at
+_settled: dict[str, tuple[str, str, int]] = {}
+"""Seat token -> (its game, its bucket, its seat), for tokens verified on a table whose
+play had begun: seats never change hands after that, so the token holds its seat unless
+its account takes the seat back with a fresh token (``SeatTokenReissued``) -- checked
+against the table this process holds, if it holds one (no round trip), so a revoked
+token cannot spend the seat's budget here (the command path checks it anyway). Only verified tokens get in, at
 most ``_SETTLED_KEPT`` of them (then it starts afresh): made-up tokens cannot grow it."""
 _SETTLED_KEPT = 10_000
 
@@ -187,8 +191,15 @@ def _bucket(game_id: str, seat: int, token: str, table: Table) -> str:
     if table.status != OPEN:
         if len(_settled) >= _SETTLED_KEPT:
             _settled.clear()  # crude but lock-free; a miss costs one check
-        _settled[token] = (game_id, bucket)
+        _settled[token] = (game_id, bucket, seat)
     return bucket
+
+
+def _still_held(game_id: str, seat: int, token: str) -> bool:
+    """Whether ``token`` still holds ``seat`` on the table this process holds (True when
+    it holds none: no round trip for a rate-limit bucket)."""
+    table = context.application().tables.cached(game_id)
+    return table is None or _holds(table, seat, token)
 
 
 def _holds(table: Table, seat: int, token: str) -> bool:

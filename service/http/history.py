@@ -1,8 +1,9 @@
 """History: a game's events as the caller may see them -- pages, and a live SSE stream.
 
 Viewers: a seat token sees its own private facts, no token is a spectator, the
-admin token sees everything (``auth.history_viewer``). After the game has ended the
-whole history is public. Pages are ranges of versions: ``?after=v&limit=n`` gives
+admin token sees everything (``auth.history_viewer``); the stream also takes a stream
+ticket (``?ticket=``, :mod:`service.http.tickets`) in place of the token, for browsers.
+After the game has ended the whole history is public. Pages are ranges of versions: ``?after=v&limit=n`` gives
 versions ``v+1 .. v+n``; ``next_after`` (and a ``Link: rel="next"`` header) names
 the next page while there is one.
 """
@@ -13,7 +14,7 @@ import re
 
 from flask import Blueprint, Response, request
 
-from service.http import auth, body, context, games, schemas, sse, waits
+from service.http import auth, body, context, games, schemas, sse, tickets, waits
 from service.http.problems import Problem
 from service.http.responses import json_response
 
@@ -41,7 +42,7 @@ def events(game_id: str) -> Response:
 def stream(game_id: str) -> Response:
     query = body.query(schemas.STREAM_QUERY)
     after = _resume_point(query.get("after"))
-    viewer = auth.history_viewer(game_id)
+    viewer = tickets.stream_viewer(game_id, query.get("ticket"))
     context.queries().view(game_id, None)  # 404 for an unknown game, before the stream starts
     settings = context.settings()
     hold = waits.current()

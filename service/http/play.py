@@ -6,7 +6,9 @@
   one) or ``wait`` seconds pass (at most ``long_poll_max_s``), then answers as usual.
   ``?at=n`` is the view right after version ``n`` (a replay: a fold of the history,
   charged to the client's replay limit, 429 ``replay_rate_limited`` past it).
-- ``GET /v1/games/{id}/legal``: who must act, and the caller's legal commands.
+- ``GET /v1/games/{id}/legal``: who must act, and the caller's legal commands;
+  ``?form=compact`` describes each k-of-n pick once (``engine.choices``) instead of
+  enumerating it (``form=full``, the default).
 - ``POST /v1/games/{id}/commands``: ``{"command": {...}, "expected_version": n}``
   (or ``If-Match: "n"``) with an optional ``Idempotency-Key``; answers the outcome
   (the new view and the events as the caller may see them) with the new ETag.
@@ -15,6 +17,7 @@
 from __future__ import annotations
 
 from flask import Blueprint, Response
+from flask import request as http_request
 
 from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions, waits
 from service.http.problems import Problem
@@ -46,9 +49,10 @@ def view(game_id: str) -> Response:
 
 @bp.get("/<game_id>/legal")
 def legal(game_id: str) -> Response:
-    body.no_query()
+    # No query is the hot path (bots, scripts): the schema only runs when one is given.
+    compact = http_request.args and body.query(schemas.LEGAL_QUERY)["form"] == schemas.COMPACT
     seat = auth.caller_seat(game_id)
-    return _conditional(context.queries().legal(game_id, seat))
+    return _conditional(context.queries().legal(game_id, seat, compact=bool(compact)))
 
 
 @bp.post("/<game_id>/commands")

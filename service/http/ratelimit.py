@@ -7,9 +7,10 @@ Two kinds of limit, each a :class:`RateLimiter` of its own:
   seat whose token was checked, the admin, else the client's address -- never the
   raw header text, so a made-up or re-spelled token is charged to the address);
 - the *expensive* limits (:data:`EXPENSIVE`): creating games (each strong-bot seat
-  weighing ``strong_seat_cost`` more), verifying a game not verified before, and
-  replays (``?at=`` views, exports). Handlers charge them with :func:`charge`
-  just before the work; they are per client address (the admin: its own bucket),
+  weighing ``strong_seat_cost`` more), verifying a game not verified before,
+  replays (``?at=`` views, exports), and issuing stream tickets (each a Redis key
+  for ``stream_ticket_ttl_s``: the limit bounds how many one client keeps).
+  Handlers charge them with :func:`charge` just before the work; they are per client address (the admin: its own bucket),
   since seat tokens are cheap to collect and must not multiply these budgets.
 
 Each bucket counts requests (or units, see ``hit``'s ``cost``) per fixed minute in one
@@ -183,7 +184,10 @@ class Expensive:
 CREATE = Expensive("create", "create_limit_per_minute", "create_rate_limited", "game creations")
 VERIFY = Expensive("verify", "verify_limit_per_minute", "verify_rate_limited", "verifications")
 REPLAY = Expensive("replay", "replay_limit_per_minute", "replay_rate_limited", "replays")
-EXPENSIVE = (CREATE, VERIFY, REPLAY)
+TICKET = Expensive(
+    "ticket", "stream_ticket_limit_per_minute", "ticket_rate_limited", "stream tickets"
+)
+EXPENSIVE = (CREATE, VERIFY, REPLAY, TICKET)
 
 
 def limiters(client: Any, prefix: str, settings: Settings) -> dict[str, RateLimiter]:

@@ -114,6 +114,16 @@ class ViewQuery(Strict):
     after = QueryInt()
 
 
+FULL = "full"
+COMPACT = "compact"
+
+
+class LegalQuery(Strict):
+    """``GET /v1/games/{game_id}/legal``: ``form`` = ``full`` (enumerated) or ``compact``."""
+
+    form = fields.String(load_default=FULL, validate=validate.OneOf((FULL, COMPACT)))
+
+
 class Page(Strict):
     """``GET /v1/games/{game_id}/events``."""
 
@@ -122,9 +132,11 @@ class Page(Strict):
 
 
 class StreamQuery(Strict):
-    """``GET /v1/games/{game_id}/events/stream``."""
+    """``GET /v1/games/{game_id}/events/stream``: ``ticket`` is a stream ticket
+    (``service.http.tickets``), checked there."""
 
     after = QueryInt()
+    ticket = fields.String()
 
 
 class GameList(Strict):
@@ -143,5 +155,6 @@ JOIN = Join()
 SUBMIT = Submit()
 VIEW_QUERY = ViewQuery()
 PAGE = Page()
+LEGAL_QUERY = LegalQuery()
 STREAM_QUERY = StreamQuery()
 GAME_LIST = GameList()

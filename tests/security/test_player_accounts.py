@@ -94,3 +94,19 @@ def test_one_accounts_streams_are_capped(start_server: ServerFactory) -> None:
             mine = requests.get(f"{server.url}/v1/players/me/stream", headers=_auth(other), stream=True, timeout=10)
             held.callback(mine.close)
             assert mine.status_code == 200
+
+
+def test_a_revoked_seat_token_cannot_spend_the_seats_budget(start_server: ServerFactory) -> None:
+    limit = 12
+    with start_server(rate_limit_per_minute=limit, create_limit_per_minute=0) as server:
+        url, session = server.url, requests.Session()
+        key = _register(url, "victim")
+        game_id = session.post(f"{url}/v1/games", json={"game": "schlitzohr", "players": 2}).json()["game_id"]
+        old = session.post(f"{url}/v1/games/{game_id}/seats", json={}, headers=_auth(key)).json()["token"]
+        session.post(f"{url}/v1/games/{game_id}/seats", json={"name": "g" + secrets.token_hex(3)})
+        for _ in range(3):  # the token is verified on a running game: remembered per process
+            assert session.get(f"{url}/v1/games/{game_id}", headers=_auth(old)).status_code == 200
+        new = session.post(f"{url}/v1/games/{game_id}/seats/0/token", headers=_auth(key)).json()["token"]
+        thief = [session.get(f"{url}/v1/games/{game_id}", headers=_auth(old)).status_code for _ in range(2 * limit)]
+        assert set(thief) <= {401, 429} and 429 in thief, thief  # the thief's address pays
+        assert session.get(f"{url}/v1/games/{game_id}", headers=_auth(new)).status_code == 200

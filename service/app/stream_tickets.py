@@ -1,0 +1,79 @@
+"""Stream tickets: how a browser's ``EventSource`` opens a seat's event stream.
+
+``EventSource`` cannot send an ``Authorization`` header, and a seat token must never
+appear in a URL (URLs end up in logs, histories and ``Referer`` headers). So a client
+that holds a seat token (or the admin token) trades it for a *ticket*, and opens the
+stream with ``?ticket=<ticket>``.
+
+Guarantees:
+
+- **Unguessable**: 256 random bits (``secrets.token_urlsafe(32)``, 43 URL-safe chars).
+- **Single-purpose**: a ticket names one game and one viewer (the seat it was issued
+  for, or the admin). It is looked up only by the stream endpoint of that game; it is
+  not shaped like a seat token (no ``<game>.<seat>.`` prefix) and is stored nowhere a
+  token is looked up, so it is never accepted as a bearer token.
+- **Single-use**: :meth:`StreamTickets.redeem` takes it with ``GETDEL`` -- atomic, so
+  of two concurrent opens exactly one gets the viewer.
+- **Short-lived**: the key expires ``ttl_s`` (30) seconds after issue if unused.
+- **Nothing usable at rest**: only SHA-256 of the ticket is stored (in the key's
+  name), so a Redis dump holds no ticket.
+- **Server name space**: the key is ``<p>ticket:{<game id>}:<sha256 hex>`` under the
+  server's own prefix; its only client-chosen part is a hash, so no client can name,
+  overwrite or collide with another key.
+
+An unknown, spent, expired or other game's ticket are one and the same case for
+:meth:`redeem` (None), so the answer tells a client nothing about which it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+from typing import Any
+
+from events.keys import check_game_id, check_prefix
+from events.redaction import ADMIN, Viewer
+
+TICKET_BYTES = 32
+"""Random bytes per ticket (256 bits)."""
+
+ADMIN_VIEWER = "admin"
+"""How a ticket issued for the admin token records its viewer."""
+
+
+class StreamTickets:
+    """Issues and redeems stream tickets in Redis (a ``redis.Redis`` or cluster client)."""
+
+    def __init__(self, client: Any, prefix: str, ttl_s: int) -> None:
+        self._redis = client
+        self._prefix = check_prefix(prefix)
+        self.ttl_s = ttl_s
+
+    def key(self, game_id: str, ticket: str) -> str:
+        """Where ``ticket`` of ``game_id`` is kept: its hash under the game's hash tag."""
+        digest = hashlib.sha256(ticket.encode("utf-8", "surrogatepass")).hexdigest()
+        return f"{self._prefix}ticket:{{{check_game_id(game_id)}}}:{digest}"
+
+    def issue(self, game_id: str, viewer: Viewer) -> str:
+        """A new ticket that opens ``game_id``'s stream once as ``viewer`` (a seat or
+        :data:`ADMIN`), valid for ``ttl_s`` seconds. ValueError for any other viewer:
+        spectators need none (the public stream is open)."""
+        if viewer == ADMIN:
+            recorded: int | str = ADMIN_VIEWER
+        elif type(viewer) is int:
+            recorded = viewer
+        else:
+            raise ValueError("tickets are issued for a seat or the admin only")
+        ticket = secrets.token_urlsafe(TICKET_BYTES)
+        self._redis.set(self.key(game_id, ticket), json.dumps({"viewer": recorded}), ex=self.ttl_s)
+        return ticket
+
+    def redeem(self, game_id: str, ticket: str) -> Viewer | None:
+        """The viewer ``ticket`` was issued for, consuming it; None if it is unknown,
+        already used, expired, or for another game."""
+        raw = self._redis.getdel(self.key(game_id, ticket))
+        if raw is None:
+            return None
+        recorded = json.loads(raw)["viewer"]
+        return ADMIN if recorded == ADMIN_VIEWER else int(recorded)

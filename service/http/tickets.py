@@ -1,0 +1,110 @@
+"""Stream tickets over HTTP: issue one for a seat (or the admin), redeem it on the stream.
+
+- ``POST /v1/games/{id}/stream-tickets`` with ``Authorization: Bearer <seat token>``
+  (or the admin token): 201 ``{"ticket", "seat", "expires_in"}``, ``Cache-Control:
+  no-store``. No token: 401 ``unauthenticated`` (spectators need no ticket: the public
+  stream is open without one). Each issue is charged to the client's ticket limit
+  (``TABLETOP_STREAM_TICKET_LIMIT_PER_MINUTE`` per address; 429 ``ticket_rate_limited``),
+  so issuing tickets cannot fill Redis: at most that many live tickets per address,
+  each gone after ``TABLETOP_STREAM_TICKET_TTL_S`` seconds.
+- ``GET /v1/games/{id}/events/stream?ticket=<t>``: :func:`stream_viewer` redeems the
+  ticket (once; see :mod:`service.app.stream_tickets`) and the stream runs as the viewer
+  it was issued for. An unknown, spent, expired or other game's ticket is 401
+  ``invalid_ticket``, one answer for all. A ticket together with an ``Authorization``
+  header is 400 ``invalid_parameter`` (one credential per request, never a guess which
+  one wins).
+
+EventSource reconnects to the URL it was given, whose ticket is spent by then: a client
+reconnects by fetching a new ticket and opening ``?ticket=<new>&after=<last event id>``.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Flask, Response, request
+
+from events.redaction import ADMIN, Viewer
+from service.app.errors import Unauthenticated
+from service.app.stream_tickets import StreamTickets
+from service.bootstrap import Services
+from service.http import auth, body, context, games, ratelimit
+from service.http.problems import Problem
+from service.http.responses import json_response
+
+EXTENSION = "tabletop.tickets"
+"""The key of the app's :class:`StreamTickets` in ``app.extensions``."""
+
+MAX_TICKET_CHARS = 128
+"""Longest ``ticket`` parameter looked up (ours have 43 characters); longer is a 400."""
+
+bp = Blueprint("tickets", __name__, url_prefix="/v1/games")
+bp.url_value_preprocessor(games.check_game_id)
+
+
+def install(app: Flask, services: Services) -> StreamTickets:
+    """Give ``app`` its ticket store (the event store's Redis, under its prefix)."""
+    tickets = StreamTickets(
+        services.redis, services.store.prefix, services.settings.stream_ticket_ttl_s
+    )
+    app.extensions[EXTENSION] = tickets
+    return tickets
+
+
+def _tickets() -> StreamTickets:
+    from flask import current_app
+
+    return current_app.extensions[EXTENSION]  # type: ignore[no-any-return]
+
+
+@bp.post("/<game_id>/stream-tickets")
+def issue(game_id: str) -> Response:
+    body.no_query()
+    token = auth.bearer_token()
+    if token is None:
+        raise Unauthenticated(
+            "a seat token (or the admin token) is required; "
+            "spectators open the stream without a ticket"
+        )
+    ratelimit.charge(ratelimit.TICKET)
+    app = context.application()
+    table = app.tables.load(game_id)  # 404 for an unknown game
+    viewer: Viewer
+    seat: int | None = None
+    if auth.is_admin(token):
+        viewer = ADMIN
+    else:
+        viewer = seat = app.authenticate(table, game_id, token)  # 401 unless it holds a seat
+    tickets = _tickets()
+    ticket = tickets.issue(game_id, viewer)
+    document = {"ticket": ticket, "seat": seat, "expires_in": tickets.ttl_s}
+    return json_response(document, 201, {"Cache-Control": "no-store"})
+
+
+def stream_viewer(game_id: str, ticket: str | None) -> Viewer:
+    """Whom the stream of ``game_id`` is for: the ticket's viewer (consuming it) when a
+    ticket is given, else the caller's credentials (``auth.history_viewer``)."""
+    if ticket is None:
+        return auth.history_viewer(game_id)
+    if request.headers.get("Authorization") is not None:
+        raise Problem(
+            400,
+            "invalid_parameter",
+            "send either a ticket or an Authorization header, not both",
+            errors={"ticket": ["not allowed with an Authorization header"]},
+        )
+    if len(ticket) > MAX_TICKET_CHARS:
+        raise Problem(
+            400,
+            "invalid_parameter",
+            "a query parameter is invalid",
+            errors={"ticket": [f"at most {MAX_TICKET_CHARS} characters"]},
+        )
+    viewer = _tickets().redeem(game_id, ticket)
+    if viewer is None:
+        raise Problem(
+            401,
+            "invalid_ticket",
+            "this stream ticket is unknown, used, expired or for another game; "
+            "get a new one: POST /v1/games/{game_id}/stream-tickets",
+            {"WWW-Authenticate": 'Bearer realm="tabletop"'},
+        )
+    return viewer

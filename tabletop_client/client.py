@@ -1,0 +1,195 @@
+"""``TabletopClient``: the whole tabletop REST API over ``requests``.
+
+Every method returns the server's JSON document, typed (:mod:`tabletop_client.types`),
+or raises a :class:`~tabletop_client.errors.TabletopError` subclass carrying the
+problem code. Reads (GET) are retried after a network error or a 503 (the server
+says when, ``Retry-After``); creating a game and taking a seat are not retried,
+because a lost answer cannot be told from a lost request there. Commands go through
+:class:`~tabletop_client.seat.Seat`, which makes their retries safe with an
+``Idempotency-Key``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, cast
+from urllib.parse import quote
+
+from tabletop_client.errors import TabletopError
+from tabletop_client.seat import Seat
+from tabletop_client.stream import FINAL_EVENTS, follow
+from tabletop_client.transport import Transport
+from tabletop_client.types import (
+    Catalogue,
+    CatalogueGame,
+    Envelope,
+    EventPage,
+    GameList,
+    Joined,
+    Legal,
+    PlayerTotals,
+    Verification,
+    View,
+)
+
+
+class TabletopClient(Transport):
+    """The API of one server (``base_url``); see :class:`Transport` for timeouts and
+    retries."""
+
+    # -- catalogue and lobby -----------------------------------------------------
+
+    def catalogue(self) -> Catalogue:
+        """Every game: options with defaults and limits, command formats, bot levels."""
+        return cast(Catalogue, self.get_json("/v1/catalogue"))
+
+    def catalogue_game(self, name: str) -> CatalogueGame:
+        """One game's entry; ``NotFound`` (``unknown_game``) for an unknown name."""
+        return cast(CatalogueGame, self.get_json(f"/v1/catalogue/{name}"))
+
+    def create_game(
+        self,
+        game: str,
+        players: int,
+        *,
+        options: Mapping[str, int | bool | str] | None = None,
+        bots: Mapping[int, str] | None = None,
+    ) -> View:
+        """A new game with ``players`` seats, ``bots`` mapping seats to bot levels
+        (e.g. ``{1: "greedy"}``). Returns the spectator's view (``game_id`` in it).
+        Not retried: a lost answer would otherwise create a second game."""
+        body: dict[str, Any] = {"game": game, "players": players}
+        if options:
+            body["options"] = dict(options)
+        if bots:
+            body["bots"] = {str(seat): level for seat, level in bots.items()}
+        return cast(View, self.request("POST", "/v1/games", body=body, retry=False).json())
+
+    def list_games(
+        self,
+        *,
+        game: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> GameList:
+        """One page of games, newest first (eventually consistent: a new game shows
+        within moments). Pass ``next_cursor`` as ``cursor`` for the next page."""
+        params = {"game": game, "status": status, "limit": limit, "cursor": cursor}
+        return cast(GameList, self.get_json("/v1/games", params=params))
+
+    def join(self, game_id: str, name: str, *, seat: int | None = None) -> Seat:
+        """Take ``seat`` (or the lowest free one) as ``name``. The returned
+        :class:`Seat` holds the token, which the server never shows again: keep it
+        (:meth:`Seat.save`). Not retried (a retry after a lost answer would find
+        the seat taken by the lost request)."""
+        body: dict[str, Any] = {"name": name}
+        if seat is not None:
+            body["seat"] = seat
+        joined = cast(
+            Joined,
+            self.request("POST", f"/v1/games/{game_id}/seats", body=body, retry=False).json(),
+        )
+        return Seat(
+            self,
+            joined["game_id"],
+            joined["seat"],
+            joined["token"],
+            name,
+            joined["view"]["version"],
+        )
+
+    def seat(self, game_id: str, seat: int, token: str, name: str = "") -> Seat:
+        """A seat taken earlier (its token kept), to play on after a restart."""
+        return Seat(self, game_id, seat, token, name, 0)
+
+    def player(self, name: str) -> PlayerTotals:
+        """A player's totals over finished games (zeros for an unknown name)."""
+        return cast(PlayerTotals, self.get_json(f"/v1/players/{quote(name, safe='')}"))
+
+    # -- play --------------------------------------------------------------------
+
+    def view(
+        self,
+        game_id: str,
+        *,
+        token: str | None = None,
+        at: int | None = None,
+        after: int | None = None,
+        wait: float | None = None,
+    ) -> View:
+        """The caller's view (a seat token shows that seat's hidden facts). ``at``
+        replays an earlier version; ``wait`` long-polls until the version exceeds
+        ``after`` and returns the view then (or the current one when the wait ends)."""
+        params = {"at": at, "after": after, "wait": wait}
+        timeout = None if wait is None else (self.timeout, self.timeout + wait)
+        return cast(
+            View, self.get_json(f"/v1/games/{game_id}", token=token, params=params, timeout=timeout)
+        )
+
+    def legal(self, game_id: str, *, token: str | None = None) -> Legal:
+        """Who must act, and every command the caller's seat may send now."""
+        return cast(Legal, self.get_json(f"/v1/games/{game_id}/legal", token=token))
+
+    # -- history -----------------------------------------------------------------
+
+    def events(
+        self, game_id: str, *, after: int = 0, limit: int | None = None, token: str | None = None
+    ) -> EventPage:
+        """Versions ``after+1 ..``, at most ``limit``, redacted for the caller."""
+        params = {"after": after, "limit": limit}
+        return cast(
+            EventPage, self.get_json(f"/v1/games/{game_id}/events", token=token, params=params)
+        )
+
+    def all_events(
+        self, game_id: str, *, after: int = 0, token: str | None = None
+    ) -> Iterator[Envelope]:
+        """Every event after ``after`` up to the head, page by page."""
+        cursor: int | None = after
+        while cursor is not None:
+            page = self.events(game_id, after=cursor, limit=500, token=token)
+            yield from page["events"]
+            cursor = page["next_after"]
+
+    def stream(
+        self,
+        game_id: str,
+        *,
+        token: str | None = None,
+        after: int = 0,
+        until_end: bool = True,
+        read_timeout: float = 60.0,
+    ) -> Iterator[Envelope]:
+        """The game's events after ``after``, live, each exactly once and in order,
+        across reconnections (:func:`tabletop_client.stream.follow`). Ends after the
+        game's last event when ``until_end``; stop early by leaving the loop."""
+
+        def pages(last: int) -> Iterator[Envelope]:
+            return self.all_events(game_id, after=last, token=token)
+
+        return follow(
+            self,
+            pages,
+            game_id,
+            token=token,
+            after=after,
+            until_end=until_end,
+            read_timeout=read_timeout,
+        )
+
+    # -- audit -------------------------------------------------------------------
+
+    def export(self, game_id: str, *, token: str | None = None) -> tuple[str, bool]:
+        """The history as JSON Lines, and whether it is complete (a finished game,
+        or the admin token) rather than redacted for the caller."""
+        response = self.request("GET", f"/v1/games/{game_id}/export", token=token)
+        return response.text, response.headers.get("Tabletop-Export") == "complete"
+
+    def verification(self, game_id: str) -> Verification:
+        """The audit of a finished game (hash chain, seed, every random outcome,
+        every event re-run, scores). ``Conflict`` (``game_not_finished``) before the end."""
+        return cast(Verification, self.get_json(f"/v1/games/{game_id}/verification"))
+
+
+__all__ = ["FINAL_EVENTS", "TabletopClient", "TabletopError"]

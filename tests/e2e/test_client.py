@@ -1,0 +1,199 @@
+"""``tabletop_client`` against a live server (gunicorn, real Redis, a real bot worker):
+whole games, typed errors, retries that write once, and a stream that resumes
+through a connection cut again and again. Every answer the client receives is also
+checked against ``openapi.yaml`` (the client runs on a ``ContractSession``)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import pytest
+from support.bot_worker import bot_worker
+from support.contract import ContractSession
+from support.flaky_proxy import FlakyProxy
+from support.live_server import LiveServer
+from support.redis import TestRedis, delete_prefix, unique_prefix
+
+from tabletop_client import (
+    NotFound,
+    RateLimited,
+    RuleRefused,
+    Seat,
+    StaleVersion,
+    TabletopClient,
+    Unauthorized,
+)
+
+
+@pytest.fixture(scope="module")
+def bots(live_server: LiveServer) -> Iterator[None]:
+    with bot_worker(live_server):
+        yield
+
+
+@pytest.fixture
+def client(live_server: LiveServer) -> Iterator[TabletopClient]:
+    with ContractSession() as session:
+        yield TabletopClient(live_server.url, session=session)
+
+
+def _port(url: str) -> int:
+    return int(urlsplit(url).port or 80)
+
+
+def play_to_the_end(seat: Seat, rng: random.Random) -> int:
+    """Random legal commands whenever the seat must act, a long poll otherwise;
+    returns how many commands it sent."""
+    sent = 0
+    while True:
+        legal = seat.legal()
+        if legal["status"] == "finished":
+            return sent
+        if legal["commands"]:
+            seat.command(rng.choice(legal["commands"]))
+            sent += 1
+        else:
+            seat.view(after=legal["version"], wait=5)
+
+
+@pytest.mark.parametrize("game,options", [("schlitzohr", {"turn_cap": 10}), ("abluxxen", {})])
+def test_a_whole_game_against_a_bot_then_its_audit(
+    client: TabletopClient, bots: None, game: str, options: dict[str, int]
+) -> None:
+    assert {g["name"] for g in client.catalogue()["games"]} == {"schlitzohr", "abluxxen"}
+    assert client.catalogue_game(game)["name"] == game
+    created = client.create_game(game, 2, options=options, bots={1: "greedy"})
+    assert created["status"] == "open" and created["seats"][1]["bot"] == "greedy"
+    seat = client.join(created["game_id"], "ada")
+    assert seat.seat == 0 and seat.version > created["version"]
+
+    assert play_to_the_end(seat, random.Random(game)) > 0
+
+    view = seat.view()
+    assert view["status"] == "finished" and view["result"] is not None and view["seed"]
+    versions = [e["version"] for e in seat.stream()]  # a finished game: the whole history
+    assert versions == list(range(1, view["version"] + 1))
+    page = client.events(seat.game_id, after=0, limit=5)
+    assert [e["version"] for e in page["events"]] == [1, 2, 3, 4, 5] and page["next_after"] == 5
+    report = client.verification(seat.game_id)
+    assert report["ok"] and report["discrepancy"] is None and report["commands"] > 0
+    text, complete = client.export(seat.game_id)
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert complete and [e["version"] for e in lines] == versions
+    assert client.player("ada")["name"] == "ada"
+    assert isinstance(client.list_games(game=game, limit=5)["games"], list)
+
+
+def test_refusals_are_typed_exceptions_with_the_problem_code(client: TabletopClient) -> None:
+    with pytest.raises(NotFound) as missing:
+        client.view("no-such-game")
+    assert missing.value.status == 404 and missing.value.code == "game_not_found"
+    with pytest.raises(NotFound) as unknown:
+        client.catalogue_game("chess")
+    assert unknown.value.code == "unknown_game"
+
+    game_id = client.create_game("schlitzohr", 2)["game_id"]
+    ada, bob = client.join(game_id, "ada"), client.join(game_id, "bob")
+    with pytest.raises(RuleRefused) as taken:
+        client.join(game_id, "cy")
+    assert taken.value.status == 422 and taken.value.code in {
+        "no_free_seat",
+        "game_already_started",
+    }
+    with pytest.raises(Unauthorized) as forged:
+        client.legal(game_id, token=f"{game_id}.0.not-a-token")
+    assert forged.value.code == "unauthenticated"
+
+    bob.legal()
+    with pytest.raises(RuleRefused) as turn:
+        bob.command({"kind": "roll"})
+    assert turn.value.code == "not_your_turn" and turn.value.detail
+
+    ada.legal()
+    acted_on = ada.version
+    ada.command({"kind": "roll"})
+    with pytest.raises(StaleVersion) as stale:
+        ada.command({"kind": "roll"}, version=acted_on)
+    assert stale.value.status == 409 and stale.value.code == "version_conflict"
+    assert stale.value.current_version == ada.version > acted_on
+
+
+def test_a_stale_command_is_resent_at_the_current_version_only_if_still_legal(
+    client: TabletopClient,
+) -> None:
+    game_id = client.create_game("abluxxen", 2)["game_id"]
+    ada, bob = client.join(game_id, "ada"), client.join(game_id, "bob")
+    play = ada.legal()["commands"][0]
+    seen_by_bob = bob.legal()["version"]
+    bob.version = ada.version - 1  # bob decided on an older view than there is
+    with pytest.raises(StaleVersion):
+        bob.command({"kind": "pass"})
+    assert bob.version == seen_by_bob  # the refusal told it where the game is
+
+    ada.version -= 1  # ada's command is stale, but still legal now: resent
+    outcome = ada.command(play, refresh_on_stale=True)
+    assert outcome["version"] > seen_by_bob
+    ada.version -= 1  # the same play again is no longer legal: the StaleVersion stands
+    with pytest.raises(StaleVersion):
+        ada.command(play, refresh_on_stale=True)
+
+
+def test_a_command_whose_answer_is_lost_is_retried_with_its_key_and_written_once(
+    live_server: LiveServer, client: TabletopClient
+) -> None:
+    game_id = client.create_game("schlitzohr", 2)["game_id"]
+    ada = client.join(game_id, "ada")
+    client.join(game_id, "bob")
+    ada.legal()
+    before = ada.version
+    # Every first attempt's answer is lost on the way back; the retry gets through.
+    with FlakyProxy(_port(live_server.url), lambda n: 0 if n == 0 else None) as proxy:
+        flaky = TabletopClient(proxy.url, retries=2, backoff_s=0.01)
+        seat = flaky.seat(game_id, ada.seat, ada.token)
+        seat.version = before
+        outcome = seat.command({"kind": "roll"})
+        assert proxy.cut == 1 and proxy.connections == 2
+    rolled = [e for e in client.all_events(game_id) if e["type"] == "DieRolled"]
+    assert len(rolled) == 1  # written once, though the server saw it twice
+    assert outcome["version"] == client.view(game_id)["version"] == before + len(outcome["events"])
+
+
+def test_the_stream_resumes_through_cut_connections_without_gap_or_duplicate(
+    live_server: LiveServer, client: TabletopClient, bots: None
+) -> None:
+    created = client.create_game(
+        "schlitzohr", 2, options={"turn_cap": 10}, bots={0: "random", 1: "random"}
+    )
+    game_id = created["game_id"]
+    head = client.view(game_id, after=0, wait=0)["version"]
+    # Each connection passes ~3 KB, a few events, then is cut mid-event.
+    with FlakyProxy(_port(live_server.url), lambda n: 3000) as proxy:
+        flaky = TabletopClient(proxy.url, retries=3, backoff_s=0.01)
+        versions = [e["version"] for e in flaky.stream(game_id)]
+        assert proxy.cut > 3
+    final = client.view(game_id)
+    assert final["status"] == "finished" and versions == list(range(1, final["version"] + 1))
+    assert final["version"] >= head
+
+
+@pytest.fixture(scope="module")
+def limited_server(redis_target: TestRedis) -> Iterator[LiveServer]:
+    prefix = unique_prefix()
+    server = LiveServer(redis_target.url, prefix, rate_limit_per_minute=3).start()
+    yield server
+    server.stop()
+    client = redis_target.client()
+    delete_prefix(client, prefix)
+    client.close()
+
+
+def test_a_rate_limit_is_a_typed_exception_with_retry_after(limited_server: LiveServer) -> None:
+    client = TabletopClient(limited_server.url)
+    with pytest.raises(RateLimited) as limited:
+        for _ in range(10):
+            client.catalogue()
+    assert limited.value.status == 429 and limited.value.code == "rate_limited"
+    assert limited.value.retry_after > 0
