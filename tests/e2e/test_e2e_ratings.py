@@ -31,6 +31,8 @@ from support.processes import ROOT, delete_rq_keys, start_tabletop, stop_process
 from support.readmodels import dump_read_models
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
+from tabletop_client import TabletopClient
+
 SETTINGS = {
     "rate_limit_per_minute": 0,
     "create_limit_per_minute": 0,
@@ -279,6 +281,22 @@ def test_ratings_equal_openskill_survive_a_projector_kill_and_a_rebuild(
         assert walked == mine["history"]
     guest = api.call("GET", "/v1/players/guest-ann").body
     assert all(r["rating"] is None for r in guest["ratings"].values())
+
+    with ContractSession() as session:  # the typed client, checked against the contract
+        client = TabletopClient(stack.server.url, session=session)
+        first = client.leaderboard("schlitzohr", limit=2)
+        assert first["ratings"] == board(api, "schlitzohr")[:2] and first["next_cursor"]
+        greedy = client.rating_history("schlitzohr", "greedy", bot=True, limit=500)
+        assert greedy["rating"] is not None
+        assert (
+            greedy["rating"]["games"]
+            == want["schlitzohr"]["bot:greedy"][2]
+            == len(greedy["history"])
+        )
+        assert (
+            client.rating_history("abluxxen", ada)["rating"]
+            == page["ratings"]["abluxxen"]["rating"]
+        )
 
     live = ratings_dump(stack.client, stack.prefix)
     assert live
