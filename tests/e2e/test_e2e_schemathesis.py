@@ -14,6 +14,8 @@ Checks: no 5xx, every status, media type, header and body as the contract says
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from requests.structures import CaseInsensitiveDict
 import schemathesis
@@ -49,7 +51,19 @@ BOUNDED = settings(
 )
 
 
+def _own_names(case: schemathesis.Case) -> None:
+    """Registered names are reserved for good on the shared server: a generated one
+    (the contract's example ``ada``, say) would take a name other e2e tests seat guests
+    under. So registrations get a prefix of their own (still a name of the same kind:
+    too long stays too long, a control character stays one)."""
+    body = case.body
+    if case.method.upper() == "POST" and case.path == "/v1/players" and isinstance(body, dict):
+        if isinstance(body.get("name"), str):
+            body["name"] = "st" + uuid.uuid4().hex[:6] + body["name"]
+
+
 def call(case: schemathesis.Case, server: LiveServer, extra: list) -> None:  # type: ignore[type-arg]
+    _own_names(case)
     response = case.call_and_validate(base_url=server.url, checks=CHECKS + extra, timeout=15)
     headers = CaseInsensitiveDict({name: values[-1] for name, values in response.headers.items()})
     check_response(
