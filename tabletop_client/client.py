@@ -26,10 +26,12 @@ from tabletop_client.types import (
     EventPage,
     GameList,
     Joined,
+    Leaderboard,
     Legal,
     LegalCompact,
     MyGames,
     PlayerTotals,
+    RatingHistory,
     Registered,
     StreamTicket,
     Verification,
@@ -113,8 +115,32 @@ class TabletopClient(Transport):
         return Seat(self, game_id, seat, token, name, 0)
 
     def player(self, name: str) -> PlayerTotals:
-        """A player's totals over finished games (zeros for an unknown name)."""
+        """A player's totals over finished games (zeros for an unknown name), and the
+        account's ratings."""
         return cast(PlayerTotals, self.get_json(f"/v1/players/{quote(name, safe='')}"))
+
+    def leaderboard(
+        self, game: str, *, limit: int | None = None, cursor: str | None = None
+    ) -> Leaderboard:
+        """One page of ``game``'s ratings, highest ``ordinal`` first (``next_cursor``)."""
+        path = f"/v1/ratings/{quote(game, safe='')}"
+        return cast(Leaderboard, self.get_json(path, params={"limit": limit, "cursor": cursor}))
+
+    def rating_history(
+        self,
+        game: str,
+        name: str,
+        *,
+        bot: bool = False,
+        limit: int | None = None,
+        cursor: str | None = None,
+    ) -> RatingHistory:
+        """An account's (or, ``bot`` True, a bot level's) rating in ``game`` and one page of
+        its rated games, newest first."""
+        kind = "bots" if bot else "players"
+        path = f"/v1/ratings/{quote(game, safe='')}/{kind}/{quote(name, safe='')}"
+        params = {"limit": limit, "cursor": cursor}
+        return cast(RatingHistory, self.get_json(path, params=params))
 
     # -- play --------------------------------------------------------------------
 

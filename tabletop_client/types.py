@@ -349,12 +349,67 @@ class GameList(TypedDict):
     next_cursor: str | None
 
 
+# Ratings (issue 15): openskill Plackett-Luce per game type; ``ordinal`` = mu - 3 sigma.
+
+
+class Rating(TypedDict):
+    name: str
+    bot: bool
+    mu: float
+    sigma: float
+    ordinal: float
+    games: int
+
+
+class LeaderboardEntry(Rating):
+    position: int
+
+
+class Leaderboard(TypedDict):
+    game: str
+    ratings: list[LeaderboardEntry]
+    next_cursor: str | None
+
+
+class RatingPoint(TypedDict):
+    mu: float
+    sigma: float
+    ordinal: float
+
+
+class RatedGame(TypedDict):
+    game_id: str
+    ended: str
+    rank: int
+    rated_players: int
+    before: RatingPoint
+    after: RatingPoint
+
+
+class RatingHistory(TypedDict):
+    game: str
+    name: str
+    bot: bool
+    rating: Rating | None
+    history: list[RatedGame]
+    next_cursor: str | None
+
+
+class GameRatings(TypedDict):
+    """One game type's entry of a player page's ``ratings``."""
+
+    rating: Rating | None
+    history: list[RatedGame]
+    history_next: str | None
+
+
 class PlayerTotals(TypedDict):
     name: str
     games: int
     wins: int
     points: int
     registered: bool
+    ratings: dict[str, GameRatings]
 
 
 class Discrepancy(TypedDict):

@@ -18,6 +18,10 @@ event apply at most once. Reconciliation (on start and every
 trimmed (``events.feed``). Redis errors are logged and retried with a pause, so
 the process rides out a Redis restart.
 
+Ratings (``events.projections.ratings``): a game that finishes is submitted to the
+ratings at once, and the queue is rated whenever every shard has caught up with the
+feed (and at each reconciliation): a backlog is rated once, in the rating order.
+
 Threads: one per shard, each blocking on its own shard (a blocking read of several
 shards would be CROSSSLOT on a cluster), plus the reconciliation in the caller's
 thread. Scale out with more processes under different consumer names.
@@ -88,7 +92,11 @@ class Projector:
     ) -> None:
         """``after_update(game_id)`` runs between a game's update and the XACK of its
         entries (tests use it to crash exactly there)."""
-        self.updater = Updater(RedisEventReader(client, prefix=prefix), ReadModels(client, prefix))
+        self.updater = Updater(
+            RedisEventReader(client, prefix=prefix),
+            ReadModels(client, prefix),
+            rate_on_finish=False,  # rated once every shard has caught up (see _shard_loop)
+        )
         self.feed = FeedConsumer(
             client,
             prefix,
@@ -101,6 +109,7 @@ class Projector:
         self.after_update = after_update
         self.applied = 0  # events applied by this process (for tests and logs)
         self._lock = threading.Lock()
+        self._caught_up = [False] * len(self.feed.keys)
         self.feed.ensure_groups()
 
     def catch_up_once(self) -> int:
@@ -111,14 +120,18 @@ class Projector:
             handled += self._recover(shard)
             while notes := self.feed.read(shard, BATCH):
                 handled += self._handle(notes)
+        self._rate()
         return handled
 
     def reconcile(self) -> int:
-        """Update every game whose read models lag behind its stream; returns how many."""
+        """Update every game whose read models lag behind its stream, then rate the games
+        left queued for rating (by a crash between submitting and rating); returns how
+        many games lagged."""
         client, keys = self.updater.models.client, self.updater.models.keys
         behind = lagging_games(client, keys, known_games(client, keys))
         for game_id in behind:
             self._update(game_id)
+        self._rate()
         return len(behind)
 
     def run(self, stop: threading.Event) -> None:
@@ -145,7 +158,29 @@ class Projector:
             if time.monotonic() >= next_claim:
                 _guarded(lambda: self._recover(shard), stop)
                 next_claim = time.monotonic() + CLAIM_EVERY_S
-            _guarded(lambda: self._handle(self.feed.read(shard, BATCH, self.block_ms)), stop)
+            _guarded(lambda: self._read_and_handle(shard), stop)
+
+    def _read_and_handle(self, shard: int) -> None:
+        """Handle one read of ``shard``; once every shard has read less than a full batch
+        (caught up), rate the games that finished meanwhile. Ratings wait for that
+        because a backlog -- after an outage -- comes shard by shard, not in the order
+        the games ended: rated as it came, every earlier game arriving later would make
+        the ratings re-rate what followed it (correct, see ``ratings``, but quadratic)."""
+        notes = self.feed.read(shard, BATCH, self.block_ms)
+        self._handle(notes)
+        self._caught_up[shard] = len(notes) < BATCH
+        if all(self._caught_up) and self.updater.ratings_due.is_set():
+            self._rate()
+
+    def _rate(self) -> None:
+        """Rate every queued game (``ratings_due`` is cleared first: a game finishing
+        meanwhile sets it again). On an error it stays due for the next try."""
+        self.updater.ratings_due.clear()
+        try:
+            self.updater.ratings.rate_all()
+        except Exception:
+            self.updater.ratings_due.set()
+            raise
 
     def _recover(self, shard: int) -> int:
         """Take over idle entries of others, then handle this consumer's pending ones."""

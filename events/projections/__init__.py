@@ -2,7 +2,8 @@
 
 What is kept (keys in ``events.keys``): per game its view for each seat and for
 spectators, scores, result, status and checkpoint (``model``); the lobby index
-and per-game summaries (``lobby``); per-player-name totals (``players``).
+and per-game summaries (``lobby``); per-player-name totals (``players``); ratings of
+accounts and bot levels per game type (``ratings``, read by ``rating_reads``).
 
 How it stays correct: ``events.feed`` notifies after each append; the projector
 (``workers.projector``) runs :class:`~events.projections.update.Updater` per

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from events.port import EventReader
-from events.projections import lobby, players, views
+from events.projections import lobby, players, rating_reads, views
 from events.projections.redis_models import ReadModels
 from events.redaction import Viewer
 from events.statecodec import StateCodec
@@ -57,3 +57,28 @@ class ProjectionReader:
     def player_totals(self, name: str) -> players.PlayerTotals:
         """See :func:`events.projections.players.player_totals`."""
         return players.player_totals(self.models.client, self.models.keys, name)
+
+    # Ratings (``events.projections.rating_reads``).
+
+    def leaderboard(
+        self, game: str, cursor: str | None = None, limit: int = rating_reads.DEFAULT_LIMIT
+    ) -> rating_reads.Page:
+        """See :func:`events.projections.rating_reads.leaderboard`."""
+        prefix = self.models.keys.prefix
+        return rating_reads.leaderboard(self.models.client, prefix, game, cursor, limit)
+
+    def rating_of(self, game: str, name: str, bot: bool) -> Any:
+        """See :func:`events.projections.rating_reads.rating_of`."""
+        return rating_reads.rating_of(self.models.client, self.models.keys.prefix, game, name, bot)
+
+    def rating_history(
+        self,
+        game: str,
+        name: str,
+        bot: bool,
+        cursor: str | None = None,
+        limit: int = rating_reads.DEFAULT_LIMIT,
+    ) -> rating_reads.Page:
+        """See :func:`events.projections.rating_reads.history`."""
+        prefix = self.models.keys.prefix
+        return rating_reads.history(self.models.client, prefix, game, name, bot, cursor, limit)

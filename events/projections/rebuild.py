@@ -17,6 +17,11 @@ whose read model is missing).
 
 Rebuilding one game (``game_id``) replaces only its own view and summary and
 re-syncs its lobby entry and its players' totals (counted once, as always).
+
+Ratings (``events.projections.ratings``): a full rebuild resets them, submits every
+finished game while folding it, and rates the whole queue once at the end, in the
+rating order -- the very values the live projector holds (see ``ratings``). Rebuilding
+one game submits it if it was never submitted, and rates the queue.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ def rebuild(
     keys = updater.models.keys
     if game_id is None:
         updater.models.delete_all()
+        updater.ratings.reset()
         ids = known_games(client, keys)
     else:
         ids = [game_id]
@@ -72,10 +78,12 @@ def rebuild(
         on_plan(plan)
     events = 0
     for gid in plan:
-        outcome = updater.rebuild(gid)
+        outcome = updater.rebuild(gid, rate=game_id is not None)
         if gid in gone:
             client.delete(keys.view(gid))  # archived: keep Redis lean (see the docstring)
         events += outcome.version
         if on_game is not None:
             on_game(outcome)
+    if game_id is None:
+        updater.ratings.rate_all()
     return RebuildReport(len(plan), events)

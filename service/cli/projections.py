@@ -24,7 +24,7 @@ from service.cli.store_options import add_redis_arguments, open_store
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("projections", help="maintain the read models (views, lobby, totals)")
+    p = sub.add_parser("projections", help="maintain the read models (views, lobby, totals, ratings)")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     r = actions.add_parser("rebuild", help="rebuild read models from the game streams alone")
     r.add_argument("--game", metavar="ID", help="rebuild only this game (default: every game)")

@@ -39,6 +39,7 @@ from service.http import (
     players,
     problems,
     ratelimit,
+    ratings,
     security,
     tickets,
     waits,
@@ -93,4 +94,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.register_blueprint(accounts.bp)  # issue 15: accounts and the player stream
     app.register_blueprint(player_stream.bp)
     player_stream.install(app, services)
+    app.register_blueprint(ratings.bp)
     return app

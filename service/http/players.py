@@ -1,11 +1,12 @@
-"""Player totals over finished games, by player name (from the projector's read model)."""
+"""Player totals over finished games, by player name, and the account's ratings (from the
+projector's read models; ratings: ``service.http.ratings``)."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response
 
 from engine.table import MAX_NAME_LENGTH
-from service.http import body, context
+from service.http import body, context, ratings
 from service.http.problems import Problem
 from service.http.responses import json_response
 
@@ -20,4 +21,5 @@ def totals(name: str) -> Response:
     document = context.reads().player_totals(name).to_json()
     accounts = context.application().accounts  # issue 15: guests vs registered players
     document["registered"] = accounts is not None and accounts.is_registered(name)
+    document["ratings"] = ratings.player_ratings(name)
     return json_response(document, headers={"Cache-Control": "no-cache"})

@@ -53,9 +53,12 @@ def write_game(
     seed: str,
     commands: int | None = None,
     on_append: OnAppend | None = None,
+    accounts: frozenset[str] = frozenset(),
 ) -> Written:
     """Create ``game_id``, seat ``players`` (None = the seat stays free, so the game
-    stays open) and play up to ``commands`` random commands (None = to the end)."""
+    stays open) and play up to ``commands`` random commands (None = to the end).
+    People named in ``accounts`` take their seats as registered players (``SeatTaken``
+    with ``account``, ``guest: false``)."""
     notify = on_append or (lambda game_id, version: None)
     game = get_game(name)
     ref = GameRef(game_id, name)
@@ -70,7 +73,11 @@ def write_game(
     version = store.create(ref, events, seed, actor=SYSTEM).last_version
     notify(game_id, version)
     for k, (seat, person) in enumerate(people):
-        batch = [seat_taken(seat, person)]
+        if person in accounts:
+            token_hash = hashlib.sha256(f"{game_id}/{seat}".encode()).hexdigest()
+            batch = [seat_taken(seat, person, token_hash=token_hash, account=person)]
+        else:
+            batch = [seat_taken(seat, person)]
         if k == len(people) - 1 and not free:
             batch.append(game_started())
         version = store.append(ref, batch, version, actor=seat_actor(seat)).last_version

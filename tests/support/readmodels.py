@@ -14,7 +14,7 @@ def _text(value: Any) -> Any:
 
 
 def dump_read_models(client: Any, prefix: str) -> dict[str, Any]:
-    """``{key: content}`` of every view, summary, lobby and player key under ``prefix``
+    """``{key: content}`` of every view, summary, lobby, player and ratings key under ``prefix``
     (not the streams, heads, snapshots or the feed). Hashes become dicts, sorted sets
     ``[(member, score)]`` lists in rank order, sets sorted lists."""
     keys = ReadModelKeys(prefix)
@@ -23,11 +23,14 @@ def dump_read_models(client: Any, prefix: str) -> dict[str, Any]:
         glob_escape(prefix) + "game:{*}:summary",
         keys.lobby_pattern,
         glob_escape(prefix) + "player:{*}:*",
+        glob_escape(prefix) + "ratings:{*}:*",
     ]
     out: dict[str, Any] = {}
     for pattern in patterns:
         for raw_key in client.scan_iter(match=pattern, count=1000):
             key = _text(raw_key)
+            if key.startswith(prefix + "ratings:") and key.endswith(":gen"):
+                continue  # the ratings' write counter: how often, not what (never reset)
             out[key] = _content(client, key)
     return out
 

@@ -58,6 +58,13 @@ MODELS: list[tuple[type, list[str | int]]] = [
     (t.GameSummarySeat, ["GameSummary", "seats", "*", 0]),
     (t.GameList, ["GameList"]),
     (t.PlayerTotals, ["PlayerTotals"]),
+    (t.GameRatings, ["GameRatings"]),
+    (t.Rating, ["Rating"]),
+    (t.LeaderboardEntry, ["Leaderboard", "ratings", "*"]),
+    (t.Leaderboard, ["Leaderboard"]),
+    (t.RatingPoint, ["RatingPoint"]),
+    (t.RatedGame, ["RatedGame"]),
+    (t.RatingHistory, ["RatingHistory"]),
     (t.Verification, ["Verification"]),
     (t.Discrepancy, ["Verification", "discrepancy", 0]),
 ]
