@@ -10,7 +10,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from engine import errors as engine_errors
-from engine import table
+from engine import table, turnclock
 from engine.abluxxen import codes as abluxxen_codes
 from engine.schlitzohr import errors as schlitzohr_errors
 
@@ -30,6 +30,12 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "not_found": ((404,), "no such endpoint"),
     "game_not_found": ((404,), "no game has this id"),
     "player_not_found": ((404,), "no such player"),
+    "unknown_bot_level": ((404,), "no such bot level (ratings)"),
+    "player_key_required": ((401,), "an endpoint of registered players called without a player key"),
+    "not_seated": ((403,), "a player key used for a game where its account holds no seat"),
+    "name_registered": ((409,), "the name, or a look-alike of it, is registered"),
+    "name_reserved": ((409,), "a guest asked for a registered name or a look-alike of one"),
+    "already_seated": ((409,), "the account holds a seat of this game already"),
     "unknown_game": ((404, 422), "no such game type (catalogue: 404; create: 422)"),
     "method_not_allowed": ((405,), "the method is not allowed on this path"),
     "request_timeout": ((408,), "the body did not arrive in time"),
@@ -59,13 +65,16 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
 }
 """Codes of the HTTP and application layers: statuses and what they mean."""
 
-RULE_MODULES: tuple[ModuleType, ...] = (engine_errors, table, schlitzohr_errors, abluxxen_codes)
+RULE_MODULES: tuple[ModuleType, ...] = (
+    engine_errors, table, turnclock, schlitzohr_errors, abluxxen_codes
+)
 """Modules whose upper-case string constants ending in a code are rule-violation codes."""
 
 _RULE_CONSTANT_NAMES = {
     engine_errors: None,  # every constant
     table: ("_CODE", "NO_FREE_SEAT", "GAME_ALREADY_STARTED", "GAME_NOT_STARTED",
             "BAD_PLAYER_NAME", "NAME_TAKEN"),
+    turnclock: ("INVALID_CLOCK", "TIMED_OUT"),
     schlitzohr_errors: None,
     abluxxen_codes: None,
 }
