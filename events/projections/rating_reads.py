@@ -13,13 +13,12 @@ the projector rated it). Cursors are opaque to clients:
 from __future__ import annotations
 
 import json
-import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from engine.model import JSON
 from engine.registry import game_names
-from events.keys import GAME_ID
 from events.projections.rating_keys import RatingKeys
 from events.projections.rating_math import Rating
 from events.projections.rating_outcome import identity, split_identity
@@ -180,22 +179,29 @@ def _history_entry(game_id: str, ident: str, raw: Any) -> JSON | None:
     }
 
 
+BOARD_CURSOR = re.compile(
+    r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?(?:e[-+]?[0-9]{1,3})?:(?:bot|player):[^\x00-\x1f\x7f]+"
+)
+"""A leaderboard cursor: ``<ordinal>:<identity>`` -- the same pattern as ``openapi.yaml``'s
+``RatingBoardCursor`` (a finite float in plain notation, so exactly what the contract
+admits is accepted)."""
+
+HISTORY_CURSOR = re.compile(r"[0-9]{1,18}:[A-Za-z0-9_-]{1,64}")
+"""A rating history cursor: ``<end time ms>:<game id>`` (``RatingHistoryCursor``)."""
+
+
 def _board_cursor(cursor: str) -> tuple[float, str]:
-    score, sep, ident = cursor.partition(":") if isinstance(cursor, str) else ("", "", "")
-    try:
-        value = float(score)
-        split_identity(ident)
-    except ValueError:
-        raise ValueError(f"invalid cursor {cursor!r}") from None
-    if not sep or not math.isfinite(value):
+    if not isinstance(cursor, str) or not BOARD_CURSOR.fullmatch(cursor):
         raise ValueError(f"invalid cursor {cursor!r}")
-    return value, ident
+    score, _, ident = cursor.partition(":")
+    split_identity(ident)
+    return float(score), ident
 
 
 def _history_cursor(cursor: str) -> tuple[int, str]:
-    score, _, game_id = cursor.partition(":") if isinstance(cursor, str) else ("", "", "")
-    if not (score.isascii() and score.isdigit()) or not GAME_ID.fullmatch(game_id):
+    if not isinstance(cursor, str) or not HISTORY_CURSOR.fullmatch(cursor):
         raise ValueError(f"invalid cursor {cursor!r}")
+    score, _, game_id = cursor.partition(":")
     return int(score), game_id
 
 

@@ -50,6 +50,7 @@ from service.app import documents, retries
 from service.accounts.store import Account, AccountStore, is_player_key
 from service.app.errors import (
     AlreadySeated,
+    NameRequired,
     Forbidden,
     NameReserved,
     NotSeated,
@@ -188,6 +189,8 @@ class Application:
             if table.seat_of_account(name) is not None:
                 raise AlreadySeated("this account already holds a seat of this game")
         else:
+            if name is None:
+                raise NameRequired("a guest needs a name to take a seat (or send a player key)")
             name = player_name(name)  # NFC: one spelling per name, as stored and compared
             if self.accounts is not None and self.accounts.reserved(name):
                 raise NameReserved("this name, or one that looks like it, belongs to a registered player")

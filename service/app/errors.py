@@ -87,6 +87,13 @@ class NameReserved(AppError):
     code = "name_reserved"
 
 
+class NameRequired(AppError):
+    """A guest taking a seat without a name (422): only a player key brings its own
+    name. A state of the caller, not of the body: the same body is valid with a key."""
+
+    code = "name_required"
+
+
 class AlreadySeated(AppError):
     """A registered player already holds a seat of this game: one seat per account
     and game, so a player key always names exactly one seat (409)."""

@@ -45,6 +45,7 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "request_line_too_long": ((414,), "the request line is too long"),
     "unsupported_media_type": ((415,), "the body is not application/json"),
     "invalid_body": ((422,), "unknown, missing or mistyped fields (errors per field)"),
+    "name_required": ((422,), "a guest took a seat without a name (a player key brings its own)"),
     "idempotency_key_reused": ((422,), "the same Idempotency-Key with another command"),
     "version_out_of_range": ((422,), "`at` names a version the game does not have"),
     "version_required": ((428,), "a command must name its version"),

@@ -48,6 +48,7 @@ STATUS_OF: Mapping[type[app_errors.AppError], int] = {
     app_errors.NameRegistered: 409,
     app_errors.NameReserved: 409,
     app_errors.AlreadySeated: 409,
+    app_errors.NameRequired: 422,
     app_errors.NotSeated: 403,
     app_errors.NotAPlayer: 401,
 }
