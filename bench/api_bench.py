@@ -42,7 +42,7 @@ import redis
 
 from bench.command_scripts import Request, write_connection_files, write_static_files
 from bench.wrk import Run, ensure_wrk, run_wrk
-from events.redis_server import RedisServer, free_port
+from events.redis_adapter.server import RedisServer, free_port
 from service.app.application import NoNotifier
 from service.bootstrap import build
 from service.cli.serve import default_workers

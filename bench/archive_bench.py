@@ -31,7 +31,7 @@ import redis
 
 from bench.memory_bench import PREFIX, game_bytes, play_one
 from events.projections import ReadModels, Updater
-from events.redis_server import RedisServer
+from events.redis_adapter.server import RedisServer
 from service.app.archiving import archive_game
 from service.bootstrap import build
 from service.http import create_app

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from rq import Queue, Worker
 
-from events.redis_server import RedisServer
+from events.redis_adapter.server import RedisServer
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
 from service.settings import Settings

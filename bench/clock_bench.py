@@ -29,8 +29,8 @@ import statistics
 import time
 from typing import Any
 
-from events.keys import CLOCKS_DUE, prefixed
-from events.redis_server import RedisServer
+from events.redis_adapter.keys import CLOCKS_DUE, prefixed
+from events.redis_adapter.server import RedisServer
 from service.app.notify import BotQueue
 from service.bootstrap import Services, build
 from service.settings import Settings

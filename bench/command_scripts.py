@@ -22,7 +22,7 @@ from engine.model import Event
 from engine.registry import get_game
 from engine.rng import SeededRandom
 from engine.table import FINISHED, Table, evolve_table
-from events.records import engine_rng
+from events.model.records import engine_rng
 from service.app.application import Application
 
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import requests
 
-from events.redis_server import RedisServer, free_port
+from events.redis_adapter.server import RedisServer, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN = "idle-bench-admin-token-0123456789"

@@ -32,9 +32,9 @@ import redis
 from engine import ai
 from engine.registry import game_names, get_game
 from engine.rng import SeededRandom
-from events.keys import GameKeys
-from events.redis_server import RedisServer
-from events.redis_store import RedisEventStore
+from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.server import RedisServer
+from events.redis_adapter.store import RedisEventStore
 from service.app.application import Application
 from service.app.notify import bot_idempotency_key
 from service.app.retries import scoped_key

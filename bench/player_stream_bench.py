@@ -29,7 +29,7 @@ from typing import Any
 
 from engine.registry import get_game
 from events.accounts.keys import AccountKeys
-from events.redis_server import RedisServer
+from events.redis_adapter.server import RedisServer
 from service.bootstrap import build
 from service.settings import Settings
 from workers.projector import Projector

@@ -33,14 +33,14 @@ from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
 from engine.table import game_started, seat_taken
-from events import records
-from events.envelope import SYSTEM, seat_actor
-from events.port import GameRef
+from events.model import records
+from events.model.envelope import SYSTEM, seat_actor
+from events.model.port import GameRef
 from events.projections import ReadModels, Updater, rebuild
 from events.projections.model import fold
-from events.redaction import ADMIN
-from events.redis_server import RedisServer
-from events.redis_store import RedisEventStore
+from events.model.redaction import ADMIN
+from events.redis_adapter.server import RedisServer
+from events.redis_adapter.store import RedisEventStore
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve")
 Batches = list[tuple[int, dict[str, Any], list[Event]]]

@@ -48,7 +48,7 @@ import redis
 
 from bench.api_bench import BARE_APP, PREFIX, Server, redis_cpu_seconds, server
 from bench.http_client import Connection
-from events.redis_server import RedisServer
+from events.redis_adapter.server import RedisServer
 from service.cli.serve import default_workers
 from service.runner.gunicorn import WORKER_CLASSES
 

@@ -29,7 +29,7 @@ import redis
 
 from events.projections.rating_outcome import RatedOutcome
 from events.projections.ratings import Ratings
-from events.redis_server import RedisServer
+from events.redis_adapter.server import RedisServer
 
 GAME = "schlitzohr"
 START_US = 1_790_000_000_000_000

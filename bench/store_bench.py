@@ -42,13 +42,13 @@ import redis
 from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
-from events import defaults, records
-from events.envelope import SYSTEM, seat_actor
-from events.port import GameRef
-from events.redaction import ADMIN
-from events.redis_server import RedisServer
+from events.model import defaults, records
+from events.model.envelope import SYSTEM, seat_actor
+from events.model.port import GameRef
+from events.model.redaction import ADMIN
+from events.redis_adapter.server import RedisServer
 from pathlib import Path
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 
 Batch = list[Event]
 

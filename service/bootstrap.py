@@ -13,8 +13,8 @@ import redis
 from redis.cluster import RedisCluster
 
 from events.archive.lazy import LazyArchive
-from events.feed import shards_from_env
-from events.redis_store import RedisEventStore
+from events.redis_adapter.feed import shards_from_env
+from events.redis_adapter.store import RedisEventStore
 from service.accounts.store import AccountStore
 from service.app.application import Application, Notifier
 from service.app.open_games import OpenGames

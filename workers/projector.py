@@ -2,7 +2,7 @@
 
     python -m workers.projector [--redis-url URL] [--prefix P] [--consumer NAME] ...
 
-One process joins the consumer group ``events.feed.GROUP`` on every feed shard.
+One process joins the consumer group ``events.redis_adapter.feed.GROUP`` on every feed shard.
 Per batch of notifications it updates each named game once (``Updater.update``
 reads the game's own stream from its checkpoint, so a batch that names a game
 five times costs one update) and then XACKs the batch's entries of that game.
@@ -15,7 +15,7 @@ re-processes its own pending entries -- a restart under the same consumer name
 resumes exactly where it died. Reprocessing is harmless: the checkpoint makes each
 event apply at most once. Reconciliation (on start and every
 ``reconcile_every_s``) covers notifications that were never written or were
-trimmed (``events.feed``). Redis errors are logged and retried with a pause, so
+trimmed (``events.redis_adapter.feed``). Redis errors are logged and retried with a pause, so
 the process rides out a Redis restart.
 
 Ratings (``events.projections.ratings``): a game that finishes is submitted to the
@@ -41,12 +41,12 @@ from typing import Any
 
 import redis
 
-from events.feed import FeedConsumer, Notification, shards_from_env
+from events.redis_adapter.feed import FeedConsumer, Notification, shards_from_env
 from events.projections.model import UnprojectableGame
 from events.projections.reconcile import known_games, lagging_games
 from events.projections.redis_models import ReadModels
 from events.projections.update import Updater
-from events.redis_reader import RedisEventReader
+from events.redis_adapter.reader import RedisEventReader
 
 log = logging.getLogger("tabletop.projector")
 

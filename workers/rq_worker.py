@@ -22,7 +22,7 @@ killed. :class:`OutageProofWorker` changes three things, and nothing else of RQ'
    a forked child, so nothing outlives the worker (no orphan) and nothing needs
    reviving after an outage. Every :data:`DUTY_INTERVAL_S` it
 
-   - writes the heartbeat ``<p>worker:alive:<name>`` (see ``events.keys``) with a TTL of
+   - writes the heartbeat ``<p>worker:alive:<name>`` (see ``events.redis_adapter.keys``) with a TTL of
      :data:`HEARTBEAT_TTL_S`: host, pid, and the job it runs; and its name in the index
      ``<p>workers``. ``tabletop health worker``
      reads it (a dead worker drops out within the TTL) and the sweeper uses it to tell
@@ -56,7 +56,7 @@ from rq.scheduler import RQScheduler
 from rq.scripts import acquire_or_refresh_lock, release_lock
 from rq.worker.base import StopRequested
 
-from events.keys import WORKERS, prefixed, worker_alive_key
+from events.redis_adapter.keys import WORKERS, prefixed, worker_alive_key
 
 log = logging.getLogger(__name__)
 

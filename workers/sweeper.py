@@ -2,7 +2,7 @@
 
 A bot job can be lost or stuck: its worker was killed mid-job, Redis crashed while it
 ran, Redis failed over between the append and the enqueue, its retries ran out. The
-notifier keeps ``<p>bots:waiting`` (see ``events.keys``): every running game whose next
+notifier keeps ``<p>bots:waiting`` (see ``events.redis_adapter.keys``): every running game whose next
 turn belongs to a bot, scored by when that wait began. :func:`sweep_once` looks at the
 members waiting longer than :data:`RECOVER_AFTER_S` and, for each bot seat that must
 still act at the game's current version, at the state of that turn's job
@@ -61,7 +61,7 @@ from rq.job import Job, JobStatus
 from rq.registry import ScheduledJobRegistry
 
 from engine.table import OPEN, RUNNING
-from events.keys import BOTS_WAITING, CLOCKS_DUE, SWEEPER_ALIVE, prefixed
+from events.redis_adapter.keys import BOTS_WAITING, CLOCKS_DUE, SWEEPER_ALIVE, prefixed
 from service.app.errors import GameNotFound
 from service.app.notify import BotQueue, bot_job_id, bots_to_act
 from service.app.timeouts import handle_due

@@ -1,4 +1,4 @@
-"""The Redis keys of one registered player (documented with the others in ``events.keys``).
+"""The Redis keys of one registered player (documented with the others in ``events.redis_adapter.keys``).
 
 Every key of an account carries the hash tag ``{<account id>}`` -- the account id is
 ``events.accounts.names.name_key`` of its name, a hex digest -- so a name a client
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.keys import check_prefix
+from events.redis_adapter.keys import check_prefix
 
 NOTICES_KEPT = 10_000
 """About how many notices an account's stream keeps (``XADD MAXLEN ~``): a client that

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from events.errors import ArchiveUnavailable
-from events.port import Head
+from events.model.errors import ArchiveUnavailable
+from events.model.port import Head
 
 if TYPE_CHECKING:
     from events.archive.store import ArchivedGame, ArchiveStore
@@ -64,7 +64,7 @@ class LazyArchive:
 
     def _read(self, method: str, *args: Any) -> Any:
         """``ArchiveStore.<method>(*args)``, None when no archive exists; database errors
-        become :class:`~events.errors.ArchiveUnavailable` (the HTTP layer's 503)."""
+        become :class:`~events.model.errors.ArchiveUnavailable` (the HTTP layer's 503)."""
         try:
             store = self._existing()
             return None if store is None else getattr(store, method)(*args)

@@ -28,7 +28,7 @@ from sqlalchemy import Engine, create_engine, event, func, insert, select
 
 from events.archive.schema import events, games
 from events.archive.lazy import default_archive_url
-from events.port import Head
+from events.model.port import Head
 
 HEAD_CACHE_SIZE = 100_000
 """Archived heads one process keeps (about 150 bytes each); a miss costs one query."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from engine.model import JSON, Event
 from events.audit.report import RANDOM_OUTCOME, RULES, SCORE
-from events.envelope import Envelope
+from events.model.envelope import Envelope
 
 RANDOM_FIELDS: Mapping[str, tuple[str, ...]] = {
     # Schlitzohr

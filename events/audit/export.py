@@ -5,7 +5,7 @@
   the revealed seed -- so :func:`events.audit.verify.verify_lines` can check it and
   another server can import it.
 - **Redacted** otherwise: each line is the envelope as the caller may see it
-  (``events.redaction``, through the store's own read path), in its served form
+  (``events.model.redaction``, through the store's own read path), in its served form
   (``Envelope.to_json``: the stored form plus ``"redacted"``). A seat keeps only the
   private parts shown to it and its own commands; a spectator none. Such an export
   is a faithful record of what the caller saw, but cannot be verified or imported.
@@ -20,15 +20,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from events.canonical import canonical_json
-from events.envelope import Envelope
-from events.errors import GameNotFound
-from events.port import Head
-from events.redaction import Viewer, sees_everything
+from events.model.canonical import canonical_json
+from events.model.envelope import Envelope
+from events.model.errors import GameNotFound
+from events.model.port import Head
+from events.model.redaction import Viewer, sees_everything
 
 
 class HistorySource(Protocol):
-    """What an export reads: ``events.redis_store.RedisEventStore`` is one."""
+    """What an export reads: ``events.redis_adapter.store.RedisEventStore`` is one."""
 
     def head(self, game_id: str) -> Head: ...
 

@@ -1,6 +1,6 @@
 """Exported histories as JSON Lines: reading them back, checking their shape.
 
-An export holds one stored envelope per line (``events.envelope``), in version
+An export holds one stored envelope per line (``events.model.envelope``), in version
 order. A *complete* export is the store's canonical text as-is; a *redacted* one
 (for a viewer of a running game) carries ``"redacted": true`` on the lines that
 lost something and cannot be verified.
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from events.audit.report import STRUCTURE, Discrepant
-from events.canonical import canonical_json
+from events.model.canonical import canonical_json
 from events.schemas.envelope import EnvelopeSchema
 
 REDACTED = "redacted"

@@ -26,8 +26,8 @@ from engine.table import SEED_REVEALED
 from events.audit.history import parse_lines
 from events.audit.report import STRUCTURE, Discrepancy, Discrepant, Report
 from events.audit.verify import verify_history
-from events.errors import VersionConflict
-from events.port import AppendResult
+from events.model.errors import VersionConflict
+from events.model.port import AppendResult
 
 MALFORMED = "malformed"
 UNFINISHED = "unfinished"
@@ -36,7 +36,7 @@ GAME_EXISTS = "game_exists"
 
 
 class RestoreTarget(Protocol):
-    """Where an import writes: ``events.redis_store.RedisEventStore`` is one."""
+    """Where an import writes: ``events.redis_adapter.store.RedisEventStore`` is one."""
 
     def restore(
         self, game_id: str, history: Sequence[Mapping[str, Any]], seed: str

@@ -47,7 +47,7 @@ from engine.table import (
 )
 from engine.turnclock import time_ms
 from events.audit.report import RULES, STRUCTURE, Discrepant
-from events.envelope import Envelope
+from events.model.envelope import Envelope
 
 
 def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:

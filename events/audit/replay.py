@@ -20,8 +20,8 @@ from typing import Any
 from engine.model import JSON
 from engine.registry import get_game
 from engine.table import FINISHED, Table, evolve_table
-from events.clockview import clock_json, deadlines_json
-from events.envelope import Envelope
+from events.state.clockview import clock_json, deadlines_json
+from events.model.envelope import Envelope
 
 
 class ReplayError(Exception):
@@ -66,7 +66,7 @@ def view_at(history: Sequence[Envelope], version: int, seat: int | None) -> JSON
 def view_of(table: Table, seat: int | None) -> JSON:
     """A table as ``seat`` may see it: who sits where, the status, the commitment (and
     the seed once revealed), the game's own view (``game.view``; None before setup), and
-    its turn clock with the deadlines then (``events.clockview``)."""
+    its turn clock with the deadlines then (``events.state.clockview``)."""
     game: Any = get_game(table.game)
     return {
         "game": table.game,

@@ -14,7 +14,7 @@ The walk is greedy, in version order, and mirrors how the application writes
    must be exactly its k events, all carrying that actor and command.
 4. After a ``TurnTimedOut`` (checked by ``events.audit.lobby``) the next batch must be the
    clock policy's decision for that seat, re-made here exactly as the sweeper made it
-   (``engine.timeout.policy_decision`` with ``events.records.timeout_rng`` of the
+   (``engine.timeout.policy_decision`` with ``events.model.records.timeout_rng`` of the
    revealed seed): written by ``{"kind": "timeout", "seat": n}`` with the bot's command
    (null for a forfeit). A tampered decision -- another command, other events -- is a
    ``rules`` discrepancy.
@@ -40,8 +40,8 @@ from events.audit.compare import difference, first_difference
 from events.audit.lobby import check_table_event
 from events.audit.report import RULES, SCORE, STRUCTURE, Discrepant
 from engine.timeout import policy_decision
-from events.envelope import SYSTEM, Envelope, timeout_actor
-from events.records import engine_rng, timeout_rng
+from events.model.envelope import SYSTEM, Envelope, timeout_actor
+from events.model.records import engine_rng, timeout_rng
 
 
 @dataclass(frozen=True, slots=True)

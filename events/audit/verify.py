@@ -4,14 +4,14 @@ Checks, in this order -- the first that fails is reported, at its first bad vers
 
 1. ``structure``: every item is a stored envelope (``events.audit.history``);
 2. ``chain``: versions 1..n, each ``prev_hash`` the previous ``hash``, each ``hash``
-   over its own stored form (``events.chain``, before upcasting);
+   over its own stored form (``events.chain.verify``, before upcasting);
 3. ``structure``: the history finished, i.e. ending with ``SeedRevealed`` (a running
    game's verification stops here, before any content is looked at); ``GameCreated``
    first, for a game this server knows; every event of a registered type matching
    its current schema (after upcasting);
 4. ``commitment``: sha256 of the revealed seed's bytes is ``GameCreated``'s commitment;
    then ``chain`` again: under the revealed seed every seal-2 event's private part and
-   command match their digests (``events.chain.digest_problem``) -- before the seed
+   command match their digests (``events.chain.verify.digest_problem``) -- before the seed
    was revealed nobody could check those, nor test a guess against them;
 5. ``random_outcome`` / ``rules`` / ``score``: the rules re-run with the revealed seed
    reproduce every event (``events.audit.rerun``).
@@ -34,17 +34,17 @@ from engine.table import GAME_CREATED, SEED_REVEALED
 from events.audit.history import check_shape, flat_errors, parse_lines
 from events.audit.report import CHAIN, COMMITMENT, STRUCTURE, Discrepant, Report
 from events.audit.rerun import rerun
-from events.chain import digest_problem, first_break
-from events.envelope import Envelope
-from events.errors import InvalidEvent, UpcastError
-from events.records import commitment
+from events.chain.verify import digest_problem, first_break
+from events.model.envelope import Envelope
+from events.model.errors import InvalidEvent, UpcastError
+from events.model.records import commitment
 from events.schemas import SchemaRegistry, default_registry
-from events.sealing import CommitKey
-from events.upcasting import Upcasters, default_upcasters
+from events.chain.sealing import CommitKey
+from events.model.upcasting import Upcasters, default_upcasters
 
 
 class StoredTexts(Protocol):
-    """Where stored histories come from: ``events.redis_store.RedisEventStore`` is one."""
+    """Where stored histories come from: ``events.redis_adapter.store.RedisEventStore`` is one."""
 
     def stored_texts(self, game_id: str) -> list[str]: ...
 

@@ -1,4 +1,4 @@
-"""The read models' Redis keys, built in one place (documented in ``events.keys``).
+"""The read models' Redis keys, built in one place (documented in ``events.redis_adapter.keys``).
 
 - per game, with the game's hash tag (same slot as its stream and head):
   ``<p>game:{<id>}:view`` and ``<p>game:{<id>}:summary``;
@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from events.keys import GameKeys, check_game_id, check_prefix
+from events.redis_adapter.keys import GameKeys, check_game_id, check_prefix
 
 ANY = "all"
 """Stands for "any status" or "any game type" in a lobby key."""

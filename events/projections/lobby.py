@@ -1,7 +1,7 @@
 """The lobby: games by status and type, newest first, with cursor pagination.
 
 The index is a sorted set per (status, type) -- ``all`` standing for any -- scored
-by creation time in microseconds (see ``events.keys``); each listed game's details
+by creation time in microseconds (see ``events.redis_adapter.keys``); each listed game's details
 come from its summary hash, which is written atomically with its view. The index
 follows the summaries (eventually consistent): right after a game started it may
 still be listed as open for a moment; its summary already says ``running``.
@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.model import JSON
 from engine.registry import game_names
-from events.keys import GAME_ID
+from events.redis_adapter.keys import GAME_ID
 from events.projections.keys import ReadModelKeys
 from events.projections.redis_models import STATUSES
 

@@ -30,12 +30,12 @@ from engine.game import Game
 from engine.model import JSON
 from engine.registry import get_game
 from engine.table import GAME_CREATED, Table, evolve_table
-from events.canonical import canonical_json
-from events.clock import TIME_FORMAT
-from events.envelope import Envelope
-from events.errors import SnapshotError
-from events.snapshots import default_codec
-from events.statecodec import StateCodec
+from events.model.canonical import canonical_json
+from events.model.clock import TIME_FORMAT
+from events.model.envelope import Envelope
+from events.model.errors import SnapshotError
+from events.state.snapshots import default_codec
+from events.state.codec import StateCodec
 
 CHECKPOINT = "v"
 GAME = "game"

@@ -42,7 +42,7 @@ from engine.registry import get_game
 from engine.table import EXPIRED, FINISHED, OPEN, RUNNING, Table
 from events.accounts.keys import NOTICES_KEPT, AccountKeys
 from events.accounts.names import name_key
-from events.scripts import Script
+from events.redis_adapter.scripts import Script
 
 NOTICE = """
 -- KEYS[1] = the account's ``last`` hash, KEYS[2] = its notices stream,

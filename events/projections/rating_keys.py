@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.keys import check_prefix
+from events.redis_adapter.keys import check_prefix
 from events.projections.keys import encode_name, glob_escape
 
 PARTS = ("pending", "done", "outcome", "record", "rating", "board")

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from engine.model import JSON, Result
 from engine.table import FINISHED, GAME_ENDED, Seat, Table
-from events.envelope import Envelope
+from events.model.envelope import Envelope
 from events.projections.model import created_us
 
 PLAYER, BOT = "player:", "bot:"

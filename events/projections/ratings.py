@@ -41,7 +41,7 @@ from events.projections.rating_keys import PARTS, RatingKeys
 from events.projections.rating_math import PRIOR, Rating
 from events.projections.rating_outcome import RatedOutcome
 from events.projections.rating_scripts import RESET, SUBMIT, WRITE
-from events.scripts import Script
+from events.redis_adapter.scripts import Script
 
 BATCH = 100
 """Games rated per write script."""

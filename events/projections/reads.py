@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.port import EventReader
+from events.model.port import EventReader
 from events.projections import lobby, players, rating_reads, views
 from events.projections.redis_models import ReadModels
-from events.redaction import Viewer
-from events.statecodec import StateCodec
+from events.model.redaction import Viewer
+from events.state.codec import StateCodec
 
 
 class ProjectionReader:

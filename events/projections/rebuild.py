@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from events.errors import GameNotFound
+from events.model.errors import GameNotFound
 from events.projections.reconcile import head_versions, known_games
 from events.projections.update import Update, Updater
 

@@ -1,6 +1,6 @@
 """Finding games whose read models lag behind their streams, from the streams alone.
 
-The feed is only a hint (see ``events.feed``), so the projector also reconciles:
+The feed is only a hint (see ``events.redis_adapter.feed``), so the projector also reconciles:
 it lists every game by SCANning the store's head keys ``<p>game:{*}:head`` (on a
 cluster, on every primary) and compares, per game, the head version with the
 read model's checkpoint, and the read model's status with the lobby's. Cost: one SCAN over the
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from events.keys import GAME_ID
+from events.redis_adapter.keys import GAME_ID
 from events.projections import model
 from events.projections.keys import ReadModelKeys
 from events.projections.redis_models import status_rank

@@ -30,8 +30,8 @@ from engine.table import EXPIRED, FINISHED, OPEN, RUNNING, Table
 from events.projections import model
 from events.projections.keys import ReadModelKeys
 from events.projections.scripts import APPLY_GAME, COUNT_FINISHED, REPLACE_GAME, SYNC_LOBBY
-from events.scripts import Script
-from events.statecodec import StateCodec
+from events.redis_adapter.scripts import Script
+from events.state.codec import StateCodec
 
 STATUSES = (OPEN, RUNNING, FINISHED, EXPIRED)
 """Every status, in the only order a game goes through them (expired comes only

@@ -8,7 +8,7 @@ computed from the store: the read model's stored table plus the events after its
 checkpoint (or the whole history when there is no read model), folded exactly as
 the projector folds them. The fallback writes nothing: only the projector writes.
 
-Viewers (``events.redaction``): a seat number sees its seat's view; a spectator
+Viewers (``events.model.redaction``): a seat number sees its seat's view; a spectator
 or an auditor (admin or not) sees the spectator view -- an engine view exists
 only per seat or for spectators.
 """
@@ -22,12 +22,12 @@ from typing import Any
 from engine.model import JSON
 from engine.registry import get_game
 from engine.table import Table
-from events.canonical import canonical_json
-from events.errors import GameNotFound
-from events.port import EventReader
+from events.model.canonical import canonical_json
+from events.model.errors import GameNotFound
+from events.model.port import EventReader
 from events.projections import model
 from events.projections.redis_models import ReadModels
-from events.redaction import ADMIN, Auditor, Spectator, Viewer
+from events.model.redaction import ADMIN, Auditor, Spectator, Viewer
 
 
 @dataclass(frozen=True, slots=True)

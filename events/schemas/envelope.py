@@ -10,7 +10,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
-from events.keys import GAME_ID
+from events.redis_adapter.keys import GAME_ID
 from events.schemas.fields import EVENT_TYPE, HEX64, ISO_UTC, seat_field
 
 
@@ -28,7 +28,7 @@ class ActorSchema(Schema):
 
 
 class EnvelopeSchema(Schema):
-    """The stored form of one event (see ``events.envelope``): seal 2 (``seal``,
+    """The stored form of one event (see ``events.model.envelope``): seal 2 (``seal``,
     ``private_digest`` and ``command_digest`` present, each digest null exactly when
     its part is null) or seal 1 (none of the three)."""
 

@@ -7,10 +7,10 @@ the marshmallow schema of its public ``data``, the schema of its ``private`` par
 
 Guarantee: :meth:`SchemaRegistry.check` accepts an engine event iff its type is
 registered for the game and both parts match their schemas; otherwise it raises
-:class:`~events.errors.InvalidEvent` (:class:`~events.errors.UnknownEventType` for
+:class:`~events.model.errors.InvalidEvent` (:class:`~events.model.errors.UnknownEventType` for
 an unregistered type). :meth:`SchemaRegistry.check_metadata` does the same for the
 metadata a caller supplies (actor, command, time); everything else in an envelope
-is produced by ``events.sealing`` and covered by ``EnvelopeSchema`` in the tests.
+is produced by ``events.chain.sealing`` and covered by ``EnvelopeSchema`` in the tests.
 
 Speed: marshmallow costs more than the Redis round trip of an append, so verdicts
 are memoised -- on the canonical text of an event's parts, and on the canonical
@@ -33,8 +33,8 @@ from typing import Any
 from marshmallow import Schema
 
 from engine.model import JSON, Event
-from events.canonical import canonical_json
-from events.errors import InvalidEvent, UnknownEventType
+from events.model.canonical import canonical_json
+from events.model.errors import InvalidEvent, UnknownEventType
 from events.schemas.envelope import ActorSchema
 from events.schemas.fastcheck import Check, compile_schema
 from events.schemas.fields import EVENT_TYPE_RE, ISO_UTC_RE, MAX_SEAT

@@ -1,8 +1,8 @@
 """Schemas of the event types every game shares.
 
-- ``GameCreated`` (v2, written by ``events.records``): the game record and the
+- ``GameCreated`` (v2, written by ``events.model.records``): the game record and the
   commitment to the secret seed. v1 named two fields differently; see
-  ``events.upcasting`` for the v1 -> v2 step.
+  ``events.model.upcasting`` for the v1 -> v2 step.
 - ``SeedRevealed`` (v1): the secret seed, appended after ``GameEnded``.
 - ``GameEnded`` (v1, produced by the engines): the final result.
 - ``SeatTaken`` / ``SeatLeft`` / ``PlayStarted`` (v1, the table of

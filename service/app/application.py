@@ -41,11 +41,11 @@ from engine.table import (
     turn_timed_out,
 )
 from engine.turnclock import TIMED_OUT, check_clock
-from events.envelope import SYSTEM, bot_actor, seat_actor, timeout_actor
-from events.errors import IdempotencyKeyReused, VersionConflict
-from events.port import GameRef
-from events.records import engine_rng, new_seed, seed_revealed, setup_events
-from events.redis_store import RedisEventStore
+from events.model.envelope import SYSTEM, bot_actor, seat_actor, timeout_actor
+from events.model.errors import IdempotencyKeyReused, VersionConflict
+from events.model.port import GameRef
+from events.model.records import engine_rng, new_seed, seed_revealed, setup_events
+from events.redis_adapter.store import RedisEventStore
 from service.app import documents, retries
 from service.accounts.store import Account, AccountStore, is_player_key
 from service.app.errors import (
@@ -514,5 +514,5 @@ class Application:
 
 
 def _parse_time(text: str) -> datetime:
-    """An envelope's time (``events.clock``: ISO 8601 UTC with ``Z``) as an aware datetime."""
+    """An envelope's time (``events.model.clock``: ISO 8601 UTC with ``Z``) as an aware datetime."""
     return datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -4,7 +4,7 @@
 
 1. **read and verify from Redis**: the head must show the game ended and the last
    event must be ``SeedRevealed``; the whole chain is verified against the head, seal-2
-   events against their digests under the stored seed (``events.chain.verify``); the
+   events against their digests under the stored seed (``events.chain.verify.verify``); the
    kept verification report (``service.app.verification``; computed now if none was
    kept) must say ``ok``. A game failing any of it is refused: nothing is written,
    nothing deleted.
@@ -17,7 +17,7 @@
 
 Until step 4 the game is in Redis (and readers use it); from step 2's commit on it is
 also in the archive, which readers use once Redis has no head for it
-(``events.redis_reader``): there is no moment when it is in neither. A crash at any
+(``events.redis_adapter.reader``): there is no moment when it is in neither. A crash at any
 point leaves it readable, and running the move again completes it (step 2 finds it
 archived already and step 3 compares, so a re-run is idempotent).
 
@@ -42,12 +42,12 @@ from typing import Any
 
 from engine.table import SEED_REVEALED
 from events.archive.store import ArchivedGame, ArchiveStore, texts_equal
-from events.chain import verify
-from events.errors import ChainBroken
-from events.keys import GameKeys
+from events.chain.verify import verify
+from events.model.errors import ChainBroken
+from events.redis_adapter.keys import GameKeys
 from events.projections.keys import ReadModelKeys
 from events.projections.reconcile import known_games
-from events.scripts import Script
+from events.redis_adapter.scripts import Script
 from service.app.documents import encode
 from service.app.verification import stored_report
 

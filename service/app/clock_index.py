@@ -1,6 +1,6 @@
 """The index of clocked games by when the sweeper must look at them (``<p>clocks:due``).
 
-:func:`next_look_ms` is the score of a table (see ``events.keys``); the notifier writes
+:func:`next_look_ms` is the score of a table (see ``events.redis_adapter.keys``); the notifier writes
 it after every append of a clocked game (``service.app.notify``), and the sweeper reads
 the due members with one ``ZRANGEBYSCORE`` (``workers.sweeper.sweep_clocks``) -- no game
 is ever scanned to find the due ones. A game without a clock is never in the index and

@@ -18,7 +18,7 @@ from engine.game import Game
 from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.table import FINISHED, Table
-from events.clockview import clock_json, deadlines_json
+from events.state.clockview import clock_json, deadlines_json
 
 
 def encode(document: Any) -> str:

@@ -3,12 +3,12 @@
 :class:`RedisNotifier` is what ``service.bootstrap`` wires into every process. After
 each successful append it
 
-1. publishes ``(game, version)`` to the projection feed (``events.feed.publish``) --
+1. publishes ``(game, version)`` to the projection feed (``events.redis_adapter.feed.publish``) --
    unless the store already did, inside its append script (``feed_in_store``: what
    ``service.bootstrap`` sets up on a standalone Redis; on a cluster the feed lives
    in other slots, so the notifier publishes);
 2. for a game with bot seats only: records in ``<p>bots:waiting`` (see
-   ``events.keys``) whether a bot must act now -- ZADD with the time the wait began,
+   ``events.redis_adapter.keys``) whether a bot must act now -- ZADD with the time the wait began,
    or ZREM -- pipelined with 1. A game without bots costs nothing (feed in the
    store) or one XADD; a game with bots one round trip, plus the enqueue when a bot
    must act;
@@ -54,8 +54,8 @@ from rq.exceptions import DuplicateJobError
 
 from engine.registry import get_game
 from engine.table import RUNNING, Table
-from events import feed
-from events.keys import BOTS_WAITING, CLOCKS_DUE, prefixed
+from events.redis_adapter import feed
+from events.redis_adapter.keys import BOTS_WAITING, CLOCKS_DUE, prefixed
 from service.app.clock_index import next_look_ms
 from service.settings import Settings
 
@@ -197,7 +197,7 @@ class RedisNotifier:
         waiting = bots_to_act(table)
         pipe = self._redis.pipeline(transaction=False)
         if not self._feed_in_store:
-            # events.feed.publish only calls client.xadd, so a pipeline queues it.
+            # events.redis_adapter.feed.publish only calls client.xadd, so a pipeline queues it.
             feed.publish(pipe, self._prefix, game_id, table.version, shards=self._shards)
         if waiting:
             pipe.zadd(self._waiting, {game_id: self._clock()})

@@ -1,6 +1,6 @@
 """Open games: the index the sweeper expires them from, and the cap per client.
 
-Two sorted sets (documented in ``events.keys``), written by the application on the
+Two sorted sets (documented in ``events.redis_adapter.keys``), written by the application on the
 lobby path only (create, the join that starts a game, expiry) -- never on a command:
 
 - ``<p>games:open``: member = id of a game created with a free seat, score = Unix
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.keys import OPEN_GAMES, client_open_games, prefixed
+from events.redis_adapter.keys import OPEN_GAMES, client_open_games, prefixed
 
 CLIENT_SET_GRACE_S = 24 * 3600
 """A client's set lives this much longer than an open game may (its TTL)."""

@@ -1,7 +1,7 @@
 """Reads: views, legal commands, event histories -- always as the caller may see them.
 
 Every answer passes through the caller's redaction: ``game.view(state, seat)``
-for views, ``events.redaction`` (inside the store's reads) for events. A view is
+for views, ``events.model.redaction`` (inside the store's reads) for events. A view is
 never older than the newest version the caller's own command produced: views are
 folded from the store's head (``TableRepository.load``), not from a lagging cache.
 """
@@ -14,7 +14,7 @@ from engine.errors import RuleViolation
 from engine.model import JSON
 from engine.registry import get_game
 from engine.table import Table, evolve_table
-from events.redaction import ADMIN, SPECTATOR, Viewer
+from events.model.redaction import ADMIN, SPECTATOR, Viewer
 from service.app import documents
 from service.app.tables import TableRepository
 

@@ -1,6 +1,6 @@
 """Idempotency keys: whose they are, and how a retry is answered.
 
-**Scopes.** The store keeps a game's idempotency records in one hash (``events.keys``).
+**Scopes.** The store keeps a game's idempotency records in one hash (``events.redis_adapter.keys``).
 Every key is stored under the scope of the actor that the application verified for
 the command -- :func:`scoped_key` is the only place a key gets its scope:
 
@@ -15,7 +15,7 @@ it is appended at the expected version right after ``GameEnded``, and a second t
 conflicts (nothing but the reveal can follow the end), which is its idempotency.
 
 **Answers.** A record is slim -- first and last version, head hash, fingerprint
-(``events.batch``) -- so a retry's answer is rebuilt by :func:`replay_outcome` from the
+(``events.chain.batch``) -- so a retry's answer is rebuilt by :func:`replay_outcome` from the
 stored events: the events ``first..last`` as the retrying seat may see them and the
 view at version ``last``, through the same ``documents`` functions as the first
 answer, and encoded the same way (sorted keys: stored events come back in canonical
@@ -32,8 +32,8 @@ from typing import Any
 from engine.model import JSON
 from engine.registry import get_game
 from engine.table import Table, evolve_table
-from events.port import AppendResult
-from events.redaction import ADMIN
+from events.model.port import AppendResult
+from events.model.redaction import ADMIN
 from service.app import documents
 from service.app.errors import GameNotFound
 

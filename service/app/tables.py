@@ -16,9 +16,9 @@ from typing import Any
 from engine.game import Game
 from engine.registry import get_game
 from engine.table import Table
-from events.errors import GameNotFound as StoreGameNotFound
-from events.loading import load_table
-from events.redis_store import RedisEventStore
+from events.model.errors import GameNotFound as StoreGameNotFound
+from events.state.loading import load_table
+from events.redis_adapter.store import RedisEventStore
 from service.app.errors import GameNotFound
 
 CACHE_SIZE = 2_000

@@ -8,7 +8,7 @@ path, each at the version it was decided on:
    written by the system under the key ``sys:timeout:<version>``;
 2. the clock's policy decides for that seat (``engine.timeout.policy_decision``): a bot
    of the named level chooses from the seat's own view with
-   ``events.records.timeout_rng`` (from the secret seed, so a verifier re-runs it), or
+   ``events.model.records.timeout_rng`` (from the secret seed, so a verifier re-runs it), or
    the seat forfeits; appended as ``{"kind": "timeout", "seat": n}`` under the key
    ``sys:timeout:<version>:<seat>``;
 3. if that ended the game, the seed is revealed (the command path does it; a reveal
@@ -26,7 +26,7 @@ Hidden information: the decision is computed *before* ``TurnTimedOut`` is append
 times holds no bot thinking time, which could depend on the seat's hidden facts.
 ``TurnTimedOut`` holds public facts only (who, the public
 deadline, the public policy); the bot sees exactly the seat's view; the decision's
-command is redacted like the seat's own (``events.redaction``: only its seat sees it
+command is redacted like the seat's own (``events.model.redaction``: only its seat sees it
 until the end).
 """
 
@@ -39,8 +39,8 @@ from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.table import FINISHED, RUNNING, Table
 from engine.timeout import policy_decision
-from events.clockview import iso_ms
-from events.records import engine_rng, timeout_rng
+from events.state.clockview import iso_ms
+from events.model.records import engine_rng, timeout_rng
 from service.app.application import Application
 from service.app.errors import Forbidden, GameNotFound, StaleVersion
 
@@ -96,7 +96,7 @@ def handle_due(
 
 def _decision(app: Application, game_id: str, table: Table, seat: int, version: int) -> tuple[JSON | None, list[Event]]:
     """The clock policy's decision for ``seat`` on ``table``'s state, drawn for the
-    ``TurnTimedOut`` at ``version`` (``events.records.timeout_rng``)."""
+    ``TurnTimedOut`` at ``version`` (``events.model.records.timeout_rng``)."""
     assert table.clock is not None
     game = get_game(table.game)
     seed = app.seed(game_id)

@@ -5,7 +5,7 @@ store appends nothing after it. So its verification report (``events.audit.verif
 can never change either, and recomputing it -- a full re-run of the rules, about
 0.4 s for a 2,400-event game -- on every call only hands a cheap request expensive
 work. :func:`verification_report` computes it on the first call and stores its JSON
-text under the game's own key ``<p>game:{<id>}:verification`` (``events.keys``);
+text under the game's own key ``<p>game:{<id>}:verification`` (``events.redis_adapter.keys``);
 later calls are served from there.
 
 Only a report of a *complete* history is kept: one read while the game's last event
@@ -29,8 +29,8 @@ from typing import Any
 
 from engine.table import SEED_REVEALED
 from events.audit.verify import verify_lines
-from events.keys import GameKeys
-from events.redis_store import RedisEventStore
+from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.store import RedisEventStore
 from service.app.documents import encode
 
 

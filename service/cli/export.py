@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from events.audit.export import export_history
-from events.errors import GameNotFound
-from events.redaction import ADMIN, SPECTATOR, Viewer
+from events.model.errors import GameNotFound
+from events.model.redaction import ADMIN, SPECTATOR, Viewer
 from service.cli.store_options import add_redis_arguments, fail, open_store
 
 

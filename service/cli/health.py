@@ -29,7 +29,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.cluster import ClusterNode, RedisCluster
 from rq import Queue, Worker
 
-from events.keys import SWEEPER_ALIVE, prefixed
+from events.redis_adapter.keys import SWEEPER_ALIVE, prefixed
 from service.bootstrap import redis_client
 from service.cli.store_options import add_data_dir_argument
 from service.runner.datadir import resolve_api_url, resolve_redis_url

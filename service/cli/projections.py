@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from events.errors import GameNotFound
+from events.model.errors import GameNotFound
 from events.projections import ReadModels, RebuildReport, Update, Updater, rebuild
 from events.projections.model import UnprojectableGame
 from service.cli.store_options import add_redis_arguments, open_store

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from engine.model import JSON
-from events.envelope import Envelope
+from events.model.envelope import Envelope
 
 STYLES = {"red": "bold red", "blue": "bold blue", "green": "bold green", "yellow": "bold yellow"}
 

@@ -24,7 +24,7 @@ from events.audit.history import parse_lines
 from events.audit.replay import ReplayError, tables, view_of
 from events.audit.report import Discrepant
 from events.audit.verify import load_envelopes
-from events.envelope import Envelope
+from events.model.envelope import Envelope
 from service.cli.render import render
 from service.cli.store_options import fail
 from service.cli.verify import read_lines

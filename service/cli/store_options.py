@@ -23,7 +23,7 @@ import redis
 from redis.exceptions import RedisClusterException
 
 from events.archive.lazy import LazyArchive, default_archive_url
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 from service.runner.datadir import DEFAULT_DATA_DIR, resolve_redis_url
 from service.settings import Settings
 

@@ -19,7 +19,7 @@ import hmac
 from flask import g, request
 
 from engine.table import OPEN, Table
-from events.redaction import ADMIN, SPECTATOR, Viewer
+from events.model.redaction import ADMIN, SPECTATOR, Viewer
 from service.accounts.store import Account, is_player_key
 from service.app.errors import Forbidden, GameNotFound, NotAPlayer, Unauthenticated
 from service.http import context

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from events.keys import GAME_ID
+from events.redis_adapter.keys import GAME_ID
 from service.app.errors import GameNotFound
 
 

@@ -27,7 +27,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import RuleViolation
-from events.errors import ArchiveUnavailable
+from events.model.errors import ArchiveUnavailable
 from service.app import errors as app_errors
 from service.http import metrics
 

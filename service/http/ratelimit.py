@@ -29,7 +29,7 @@ has not seen this minute, so the limit is never exceeded (every request served w
 counted in Redis first) and a client is refused early only by the unused leases
 other processes hold, which shrink to nothing as the limit nears.
 
-Keys (documented in ``events/keys.py``): ``<p>ratelimit:{<bucket>}:<minute>`` (the
+Keys (documented in ``events/redis_adapter/keys.py``): ``<p>ratelimit:{<bucket>}:<minute>`` (the
 general limit) and ``<p>ratelimit:<kind>:{<bucket>}:<minute>`` (an expensive one), a
 counter that expires after two minutes. The hash tag keeps both minutes of a
 bucket in one Redis Cluster slot.
@@ -47,7 +47,7 @@ from typing import Any
 from flask import Flask, current_app, request
 from redis.exceptions import OutOfMemoryError
 
-from events.keys import prefixed
+from events.redis_adapter.keys import prefixed
 from service.http import auth, metrics
 from service.http.problems import Problem
 from service.settings import Settings

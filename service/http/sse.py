@@ -12,7 +12,7 @@ Guarantees:
   after the version the client names (``Last-Event-ID`` or ``?after=``). A client
   that reconnects with the last ``id`` it saw misses nothing and sees nothing twice.
 - Each event is redacted for the stream's viewer by the store's read path
-  (``events.redaction``), with the finished flag read after the events -- so an
+  (``events.model.redaction``), with the finished flag read after the events -- so an
   event is shown in full only if the game had ended when it was sent.
 - The stream is bounded: it ends after ``max_s`` seconds, or once the game has
   finished and everything up to its last event was sent. Idle periods are broken by
@@ -32,9 +32,9 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from events.envelope import Envelope
-from events.redaction import Viewer
-from events.redis_reader import RedisEventReader
+from events.model.envelope import Envelope
+from events.model.redaction import Viewer
+from events.redis_adapter.reader import RedisEventReader
 
 BATCH = 100
 """Most events one XREAD returns."""

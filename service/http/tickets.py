@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, request
 
-from events.redaction import ADMIN, Viewer
+from events.model.redaction import ADMIN, Viewer
 from service.app.errors import Unauthenticated
 from service.app.stream_tickets import StreamTickets
 from service.bootstrap import Services

@@ -12,7 +12,7 @@ import re
 
 from flask import request
 
-from events.defaults import MAX_IDEMPOTENCY_KEY
+from events.model.defaults import MAX_IDEMPOTENCY_KEY
 from service.http.problems import Problem
 
 _STRONG_ETAG = re.compile(r'"(0|[1-9][0-9]{0,17})"')

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import redis
 
-from events.redis_server import DEFAULT_CONFIG, RedisServer, find_redis_server
+from events.redis_adapter.server import DEFAULT_CONFIG, RedisServer, find_redis_server
 from service.runner.supervisor import child_popen_options
 
 FIRST_PORT = 6380

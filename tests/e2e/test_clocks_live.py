@@ -27,7 +27,7 @@ from support.live_server import LiveServer
 from support.processes import ROOT, running, service_env, start_tabletop, stop_process, wait_until
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
-from events.keys import CLOCKS_DUE
+from events.redis_adapter.keys import CLOCKS_DUE
 from service.bootstrap import build
 from service.settings import Settings
 

@@ -25,7 +25,7 @@ from support.processes import service_env, start_tabletop, stop_process
 from support.sse import SseEvent, events
 from support.up import URL_LINE, Output
 
-from events.redis_server import free_port
+from events.redis_adapter.server import free_port
 
 UP_TIMEOUT_S = 60.0
 GAMES = 20

@@ -18,7 +18,7 @@ import requests
 from support.processes import service_env, start_tabletop, stop_process, wait_until
 from support.up import URL_LINE, Output
 
-from events.redis_server import free_port
+from events.redis_adapter.server import free_port
 
 UP_TIMEOUT_S = 60.0
 

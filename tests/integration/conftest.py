@@ -11,7 +11,7 @@ from support.cluster import LocalCluster, start_cluster
 from support.counter import counter_registry
 from support.redis import delete_prefix, unique_prefix
 
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 
 
 @pytest.fixture

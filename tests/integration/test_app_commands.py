@@ -11,7 +11,7 @@ import redis
 from engine.errors import RuleViolation
 from engine.registry import game_names, get_game
 from engine.rng import SeededRandom
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 from service.app.application import Application
 from service.app.errors import IdempotencyMismatch, StaleVersion, Unauthenticated, VersionRequired
 

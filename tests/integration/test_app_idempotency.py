@@ -10,8 +10,8 @@ import redis
 
 from engine.registry import game_names, get_game
 from engine.rng import SeededRandom
-from events.keys import GameKeys
-from events.redis_store import RedisEventStore
+from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.store import RedisEventStore
 from service.app.application import Application
 from service.app.errors import IdempotencyMismatch, StaleVersion
 

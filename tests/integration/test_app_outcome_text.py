@@ -8,7 +8,7 @@ import json
 import pytest
 import redis
 
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 from service.app import documents
 from service.app.application import Application
 

@@ -34,7 +34,7 @@ from support.processes import start_tabletop
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
 from events.archive.store import open_archive
-from events.keys import GameKeys
+from events.redis_adapter.keys import GameKeys
 from events.projections.keys import ReadModelKeys
 from service.cli import main as tabletop
 

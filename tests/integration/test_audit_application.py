@@ -8,8 +8,8 @@ from engine.registry import get_game
 from engine.rng import SeededRandom
 from events.audit.export import export_history
 from events.audit.verify import verify_lines
-from events.redaction import SPECTATOR
-from events.redis_store import RedisEventStore
+from events.model.redaction import SPECTATOR
+from events.redis_adapter.store import RedisEventStore
 from service.app.application import Application
 
 

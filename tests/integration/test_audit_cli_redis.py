@@ -12,8 +12,8 @@ import redis
 from support.audit import live_game, seed_of, write_batches
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
-from events import feed
-from events.redis_store import RedisEventStore
+from events.redis_adapter import feed
+from events.redis_adapter.store import RedisEventStore
 from service.cli import main
 
 

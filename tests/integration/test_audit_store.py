@@ -30,10 +30,10 @@ from events.audit.importing import (
 )
 from events.audit.replay import tables
 from events.audit.verify import verify_lines
-from events.canonical import canonical_json
-from events.errors import ChainBroken, GameNotFound, VersionConflict
-from events.redaction import ADMIN, AUDITOR, SPECTATOR
-from events.redis_store import RedisEventStore
+from events.model.canonical import canonical_json
+from events.model.errors import ChainBroken, GameNotFound, VersionConflict
+from events.model.redaction import ADMIN, AUDITOR, SPECTATOR
+from events.redis_adapter.store import RedisEventStore
 
 CONFIGS = [("schlitzohr", n) for n in (2, 3, 4)] + [("abluxxen", n) for n in (2, 3, 4, 5)]
 

@@ -23,10 +23,10 @@ from engine.registry import game_names, get_game
 from events.audit.importing import import_lines
 from events.audit.replay import table_at, view_at
 from events.audit.verify import load_envelopes, verify_lines
-from events.clock import TIME_FORMAT
-from events.keys import CLOCKS_DUE, prefixed
-from events.redaction import SPECTATOR
-from events.redis_store import RedisEventStore
+from events.model.clock import TIME_FORMAT
+from events.redis_adapter.keys import CLOCKS_DUE, prefixed
+from events.model.redaction import SPECTATOR
+from events.redis_adapter.store import RedisEventStore
 from service.app.application import Application
 from service.app.notify import BotQueue, RedisNotifier
 from service.app.timeouts import handle_due

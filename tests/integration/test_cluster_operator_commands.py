@@ -15,10 +15,10 @@ from support.histories import Player, seed_for, write_game
 from support.readmodels import dump_read_models
 from support.redis import delete_prefix, unique_prefix
 
-from events import feed
+from events.redis_adapter import feed
 from events.projections import ReadModels, Updater
 from events.projections.keys import ReadModelKeys
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 from service.cli import main
 
 pytestmark = pytest.mark.store

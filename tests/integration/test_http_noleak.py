@@ -32,8 +32,8 @@ from engine.abluxxen.cards import counts_to_json
 from engine.registry import get_game
 from engine.schlitzohr.material import COLOURS
 from engine.table import FINISHED, Table, evolve_table
-from events.envelope import Envelope
-from events.redaction import ADMIN
+from events.model.envelope import Envelope
+from events.model.redaction import ADMIN
 from service.bootstrap import Services
 
 pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api

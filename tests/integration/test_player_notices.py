@@ -13,7 +13,7 @@ from engine.registry import get_game
 from events.accounts.keys import AccountKeys
 from events.accounts.names import name_key
 from events.projections import ReadModels, Updater
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 from service.accounts.store import AccountStore
 from service.app.application import Application
 from service.http.player_stream import notice_stream

@@ -11,9 +11,9 @@ import redis
 from engine.registry import get_game
 from events.accounts.keys import AccountKeys
 from events.accounts.names import name_key
-from events.clock import TIME_FORMAT
+from events.model.clock import TIME_FORMAT
 from events.projections import ReadModels, Updater
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 from service.accounts.store import AccountStore
 from service.app.application import Application
 

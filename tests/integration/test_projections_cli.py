@@ -11,7 +11,7 @@ from support.redis import TestRedis
 
 from events.projections import ReadModels, Updater
 from events.projections.keys import ReadModelKeys
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 from service.cli import main
 
 pytestmark = pytest.mark.store

@@ -14,11 +14,11 @@ from support.histories import Player, seed_for, write_game
 
 from engine.registry import get_game
 from engine.table import FINISHED, OPEN, RUNNING, Table, evolve_table
-from events import records
-from events.clock import TIME_FORMAT
+from events.model import records
+from events.model.clock import TIME_FORMAT
 from events.projections import ProjectionReader, ReadModels, Updater
 from events.projections.model import record_of
-from events.redis_store import RedisEventStore
+from events.redis_adapter.store import RedisEventStore
 
 pytestmark = pytest.mark.store
 

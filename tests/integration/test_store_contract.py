@@ -17,10 +17,10 @@ import redis
 from support.counter import counted, counter_game, created, fold
 
 from engine.model import Event
-from events import records
-from events.canonical import ZERO_HASH
-from events.envelope import SYSTEM, bot_actor, seat_actor
-from events.errors import (
+from events.model import records
+from events.model.canonical import ZERO_HASH
+from events.model.envelope import SYSTEM, bot_actor, seat_actor
+from events.model.errors import (
     ChainBroken,
     GameNotFound,
     IdempotencyKeyReused,
@@ -29,10 +29,10 @@ from events.errors import (
     UnknownEventType,
     VersionConflict,
 )
-from events.port import AppendResult, GameRef, Snapshot
-from events.redaction import ADMIN, AUDITOR, SPECTATOR
-from events.redis_store import RedisEventStore
-from events.sealing import commit_digest
+from events.model.port import AppendResult, GameRef, Snapshot
+from events.model.redaction import ADMIN, AUDITOR, SPECTATOR
+from events.redis_adapter.store import RedisEventStore
+from events.chain.sealing import commit_digest
 
 GAME_ENDED = Event("GameEnded", {"reason": "done", "scores": [1, 0], "winners": [0], "turns": 3})
 

@@ -19,12 +19,12 @@ from redis.retry import Retry
 from support.counter import counted, counter_game, counter_registry, created
 from support.durable import durable_server
 
-from events import records
-from events.envelope import SYSTEM, seat_actor
-from events.port import GameRef
-from events.redaction import ADMIN
-from events.redis_server import RedisServer, find_redis_server
-from events.redis_store import RedisEventStore
+from events.model import records
+from events.model.envelope import SYSTEM, seat_actor
+from events.model.port import GameRef
+from events.model.redaction import ADMIN
+from events.redis_adapter.server import RedisServer, find_redis_server
+from events.redis_adapter.store import RedisEventStore
 
 
 @pytest.mark.store

@@ -9,11 +9,11 @@ from support.cluster import LocalCluster
 from support.redis import TestRedis
 
 from engine.table import seat_left
-from events import feed
-from events.envelope import SYSTEM
-from events.errors import VersionConflict
-from events.port import GameRef
-from events.redis_store import RedisEventStore
+from events.redis_adapter import feed
+from events.model.envelope import SYSTEM
+from events.model.errors import VersionConflict
+from events.model.port import GameRef
+from events.redis_adapter.store import RedisEventStore
 from service.app.application import NoNotifier
 from service.app.errors import StaleVersion
 from service.bootstrap import build

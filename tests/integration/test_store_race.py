@@ -13,12 +13,12 @@ import pytest
 from support.clock import StepClock
 from support.counter import counted, counter_game, counter_registry, created, fold
 
-from events import records
-from events.envelope import SYSTEM, seat_actor
-from events.errors import VersionConflict
-from events.port import GameRef
-from events.redaction import ADMIN
-from events.redis_store import RedisEventStore
+from events.model import records
+from events.model.envelope import SYSTEM, seat_actor
+from events.model.errors import VersionConflict
+from events.model.port import GameRef
+from events.model.redaction import ADMIN
+from events.redis_adapter.store import RedisEventStore
 
 THREADS = 16
 COMMANDS = 300

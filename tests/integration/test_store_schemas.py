@@ -1,6 +1,6 @@
 """The append hot path's shortcuts agree with the straightforward definitions.
 
-Each shortcut (``events.canonical``'s prebuilt encoder, ``events.clock``'s cached
+Each shortcut (``events.model.canonical``'s prebuilt encoder, ``events.model.clock``'s cached
 second, the registry's memo on canonical texts, its lookup cache and the compiled
 checks of ``events.schemas.fastcheck``) is checked against what it replaces:
 ``json.dumps``, ``datetime.strftime`` and marshmallow's own verdict. No Redis needed.
@@ -22,10 +22,10 @@ from engine.model import Event
 from engine import table
 from engine.playout import play
 from engine.registry import get_game
-from events import clock, records
-from events.canonical import canonical_json
-from events.clock import TIME_FORMAT, utc_now
-from events.errors import InvalidEvent
+from events.model import clock, records
+from events.model.canonical import canonical_json
+from events.model.clock import TIME_FORMAT, utc_now
+from events.model.errors import InvalidEvent
 from events.schemas import default_registry
 from events.schemas.envelope import ActorSchema
 from events.schemas.fastcheck import compile_schema

@@ -17,14 +17,14 @@ from engine.game import replay
 from engine.model import Event
 from engine.playout import play
 from engine.registry import game_names, get_game
-from events import records
-from events.envelope import SYSTEM, seat_actor
-from events.errors import GameNotFinished, GameNotFound, InvalidEvent
-from events.loading import load_state
-from events.port import GameRef, Snapshot
-from events.redaction import SPECTATOR
-from events.redis_store import RedisEventStore
-from events.snapshots import default_codec, snapshot_of
+from events.model import records
+from events.model.envelope import SYSTEM, seat_actor
+from events.model.errors import GameNotFinished, GameNotFound, InvalidEvent
+from events.state.loading import load_state
+from events.model.port import GameRef, Snapshot
+from events.model.redaction import SPECTATOR
+from events.redis_adapter.store import RedisEventStore
+from events.state.snapshots import default_codec, snapshot_of
 
 pytestmark = pytest.mark.store
 

@@ -29,7 +29,7 @@ from support.processes import (
 from support.redis import TestRedis
 
 from engine.registry import game_names
-from events.keys import GameKeys, worker_alive_key
+from events.redis_adapter.keys import GameKeys, worker_alive_key
 from service.app.notify import BotQueue, bot_job_id
 from service.bootstrap import Services, build
 from service.settings import Settings

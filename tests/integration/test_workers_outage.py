@@ -28,8 +28,8 @@ from support.durable import durable_server
 from support.processes import service_env, start_tabletop, stop_process, unique_queue, wait_until
 from support.redis import unique_prefix
 
-from events.keys import GameKeys
-from events.redis_server import RedisServer
+from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.server import RedisServer
 from service.bootstrap import Services, build
 from service.cli import main
 from service.settings import Settings

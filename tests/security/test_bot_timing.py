@@ -19,7 +19,7 @@ import redis
 from support.processes import delete_rq_keys, running, service_env, unique_queue, wait_until
 from support.redis import TestRedis
 
-from events.redaction import ADMIN
+from events.model.redaction import ADMIN
 from service.bootstrap import Services, build
 from service.settings import Settings
 from workers.bots import decision_time_s

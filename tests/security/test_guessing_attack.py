@@ -20,8 +20,8 @@ What this module does, against a live server (gunicorn, real Redis, real HTTP):
    compared with the event's ``hash`` and digests. Under seal 2 it must recover
    nothing -- and even the *true* private part must reproduce nothing;
 3. shows the test can fail: the same finished history (admin export) re-sealed with
-   the pure seal-1 function (``events.sealing.seal_v1``), redacted for each viewer by
-   the same ``events.redaction.redact``, falls to the very same attack: 100 % of
+   the pure seal-1 function (``events.chain.sealing.seal_v1``), redacted for each viewer by
+   the same ``events.model.redaction.redact``, falls to the very same attack: 100 % of
    the private parts are recovered.
 
 Bounded CPU: for list-valued private parts whose full domain is too large for a test
@@ -61,11 +61,11 @@ from engine.model import Event
 from engine.rng import SeededRandom
 from engine.schlitzohr.material import COLOURS
 from events.audit.verify import verify_lines
-from events.canonical import canonical_json, sha256_hex
-from events.chain import event_hash_v1
-from events.envelope import Envelope
-from events.redaction import SPECTATOR, Viewer, redact
-from events.sealing import seal_v1
+from events.model.canonical import canonical_json, sha256_hex
+from events.chain.verify import event_hash_v1
+from events.model.envelope import Envelope
+from events.model.redaction import SPECTATOR, Viewer, redact
+from events.chain.sealing import seal_v1
 
 CARDS: list[Any] = [*NUMBERS, JOKER_JSON]
 GAMES = [("schlitzohr", 2), ("schlitzohr", 3), ("schlitzohr", 4), ("abluxxen", 2), ("abluxxen", 3)]

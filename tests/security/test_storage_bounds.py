@@ -25,8 +25,8 @@ from support.processes import ROOT, running, service_env, stop_process, wait_unt
 from support.redis import TestRedis
 from support.security_servers import own_server
 
-from events.keys import GameKeys
-from events.redis_server import RedisServer
+from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.server import RedisServer
 from service.app.application import NoNotifier
 from service.bootstrap import build
 from service.cli.health import eviction_check

@@ -5,7 +5,7 @@ batches -- creation (``GameCreated``, setup, bot seats), people joining (the fir
 one leaves and comes back), commands, ``SeedRevealed`` -- together with the live
 table after every version, folded from the engine's own events as they were
 decided. Two sinks write the batches: :func:`seal_batches` (pure, into stored
-dicts with ``events.sealing``) and :func:`write_batches` (through a real store).
+dicts with ``events.chain.sealing``) and :func:`write_batches` (through a real store).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.rng import SeededRandom
 from engine.table import FINISHED, Table, evolve_table, game_started, seat_left, seat_taken
-from events import records
-from events.canonical import ZERO_HASH
-from events.chain import event_hash
-from events.envelope import SYSTEM, bot_actor, seat_actor
-from events.port import GameRef
-from events.redis_store import RedisEventStore
+from events.model import records
+from events.model.canonical import ZERO_HASH
+from events.chain.verify import event_hash
+from events.model.envelope import SYSTEM, bot_actor, seat_actor
+from events.model.port import GameRef
+from events.redis_adapter.store import RedisEventStore
 from events.schemas import default_registry
-from events.sealing import CommitKey, commit_digest, seal
+from events.chain.sealing import CommitKey, commit_digest, seal
 from support.clock import StepClock
 
 

@@ -6,7 +6,7 @@ import itertools
 import threading
 from datetime import UTC, datetime, timedelta
 
-from events.clock import TIME_FORMAT
+from events.model.clock import TIME_FORMAT
 
 EPOCH = datetime(2025, 1, 1, tzinfo=UTC)
 

@@ -6,7 +6,7 @@ import pytest
 
 from engine.registry import get_game
 from engine.timeout import policy_decision
-from events.records import engine_rng, timeout_rng
+from events.model.records import engine_rng, timeout_rng
 from service.app.application import Application
 from service.app.timeouts import handle_due
 

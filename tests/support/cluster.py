@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.cluster import RedisCluster
 
-from events.redis_server import RedisServer
+from events.redis_adapter.server import RedisServer
 
 SLOTS = 16384
 

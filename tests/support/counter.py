@@ -12,9 +12,9 @@ from collections.abc import Iterable
 from marshmallow import Schema, fields
 
 from engine.model import Event
-from events import records
-from events.envelope import Envelope
-from events.port import GameRef
+from events.model import records
+from events.model.envelope import Envelope
+from events.model.port import GameRef
 from events.schemas import SchemaRegistry, abluxxen, schlitzohr
 from events.schemas.fields import count_field, seat_field
 from events.schemas.registry import EventType

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from events.redis_server import RedisServer
+from events.redis_adapter.server import RedisServer
 
 DURABLE_CONFIG = {"appendonly": "yes", "appendfsync": "always"}
 

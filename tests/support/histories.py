@@ -9,7 +9,7 @@
   JSON command; after the batch with ``GameEnded``, ``[SeedRevealed]`` (actor system).
 
 Commands are random legal ones, from a stream independent of the game's seed.
-``on_append(game_id, version)`` runs after every append (e.g. ``events.feed.publish``).
+``on_append(game_id, version)`` runs after every append (e.g. ``events.redis_adapter.feed.publish``).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from engine.playout import next_actor, random_policy
 from engine.registry import get_game
 from engine.rng import SeededRandom
 from engine.table import game_started, seat_taken
-from events import records
-from events.envelope import SYSTEM, bot_actor, seat_actor
-from events.port import EventStore, GameRef
-from events.redaction import ADMIN
+from events.model import records
+from events.model.envelope import SYSTEM, bot_actor, seat_actor
+from events.model.port import EventStore, GameRef
+from events.model.redaction import ADMIN
 
 Player = tuple[str, str | None]
 """A seat's occupant: ``(name, bot level or None for a person)``."""

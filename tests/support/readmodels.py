@@ -6,7 +6,7 @@ from typing import Any
 
 from events.projections import ReadModels, Updater, rebuild
 from events.projections.keys import ReadModelKeys, glob_escape
-from events.redis_reader import RedisEventReader
+from events.redis_adapter.reader import RedisEventReader
 
 
 def _text(value: Any) -> Any:

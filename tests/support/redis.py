@@ -18,7 +18,7 @@ from typing import Any
 
 import redis
 
-from events.redis_server import RedisServer
+from events.redis_adapter.server import RedisServer
 
 URL_ENV = "TABLETOP_TEST_REDIS_URL"
 PREFIX_ENV = "TABLETOP_TEST_KEY_PREFIX"

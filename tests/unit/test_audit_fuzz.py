@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from support.audit import live_game, rehash, seal_batches, seed_of
 
 from events.audit.verify import verify_history, verify_lines
-from events.canonical import canonical_json
+from events.model.canonical import canonical_json
 
 LOBBY = {"SeatTaken", "SeatLeft", "PlayStarted"}
 VALUES = st.one_of(

@@ -11,8 +11,8 @@ from engine.registry import get_game
 from engine.table import FINISHED, OPEN, RUNNING
 from events.audit.replay import ReplayError, table_at, tables, view_at, view_of
 from events.audit.verify import load_envelopes
-from events.envelope import Envelope
-from events.redaction import redact
+from events.model.envelope import Envelope
+from events.model.redaction import redact
 
 CONFIGS = [("schlitzohr", 2), ("schlitzohr", 4), ("abluxxen", 3), ("abluxxen", 5)]
 

@@ -19,7 +19,7 @@ from support.audit import LiveGame, live_game, rehash, seal_batches, seed_of
 from events.audit.history import to_lines
 from events.audit.report import Report
 from events.audit.verify import verify_history, verify_lines
-from events.records import commitment
+from events.model.records import commitment
 
 CONFIGS = [("schlitzohr", n) for n in (2, 3, 4)] + [("abluxxen", n) for n in (2, 3, 4, 5)]
 GAMES = ["schlitzohr", "abluxxen"]

@@ -8,7 +8,7 @@ import pytest
 
 from engine.model import Result
 from engine.table import FINISHED, RUNNING, Seat, Table
-from events.envelope import Envelope
+from events.model.envelope import Envelope
 from events.projections.rating_outcome import (
     ended_time,
     forfeited_seats,

@@ -11,8 +11,8 @@ from engine.registry import get_game
 from engine.table import EXPIRED, Table, check_join, check_leave, evolve_table, game_expired, seat_taken
 from events.audit.lobby import check_table_event
 from events.audit.report import Discrepant
-from events.envelope import SYSTEM, Envelope, bot_actor, seat_actor
-from events.records import game_created, new_seed
+from events.model.envelope import SYSTEM, Envelope, bot_actor, seat_actor
+from events.model.records import game_created, new_seed
 from service.app.retries import scoped_key
 
 

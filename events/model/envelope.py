@@ -1,6 +1,6 @@
 """The envelope: an engine event plus the metadata the store adds.
 
-Stored form (one stream entry per event, canonical JSON, see ``events.canonical``),
+Stored form (one stream entry per event, canonical JSON, see ``events.model.canonical``),
 seal 2 -- what every write produces::
 
     {"actor": {"kind": "seat", "seat": 2}, "command": {"kind": "roll"} | null,
@@ -12,7 +12,7 @@ seal 2 -- what every write produces::
 ``hash`` = SHA-256 of the canonical JSON of the stored form without ``hash``,
 ``private`` and ``command``; those two are committed by ``private_digest`` and
 ``command_digest`` = HMAC-SHA256 keyed by the game's secret seed
-(``events.sealing.commit_digest``; null exactly when the part is null).
+(``events.chain.sealing.commit_digest``; null exactly when the part is null).
 ``prev_hash`` = the previous event's ``hash`` (64 zeros for version 1).
 
 Seal 1 (stored before seal 2; no ``seal`` and no digest fields): ``hash`` =

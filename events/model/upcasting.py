@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from events.errors import UpcastError
+from events.model.errors import UpcastError
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 

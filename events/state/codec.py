@@ -18,7 +18,7 @@ than ``"$"`` stays a plain JSON object)::
 
 Guarantee: ``decode(encode(s)) == s`` for any state built from these types (set
 members are sorted when comparable, so equal states encode to equal text).
-Failure modes: :class:`~events.errors.SnapshotError` for an unsupported value on
+Failure modes: :class:`~events.model.errors.SnapshotError` for an unsupported value on
 encode, and for malformed input or a class outside ``engine.`` on decode.
 """
 
@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from events.errors import SnapshotError
+from events.model.errors import SnapshotError
 
 ALLOWED_PREFIX = "engine."
 _NAME = r"[A-Za-z][A-Za-z0-9_]*"  # no leading underscore: no dunders, no private names

@@ -12,8 +12,8 @@ from functools import cache
 from operator import attrgetter
 from typing import Any
 
-from events.port import Snapshot
-from events.statecodec import Constant, StateCodec
+from events.model.port import Snapshot
+from events.state.codec import Constant, StateCodec
 
 
 @cache

@@ -85,14 +85,14 @@ used in a transaction with RQ's, so all of them stay on the store, cluster or no
 each deployment needs its own ``TABLETOP_QUEUE_NAME`` when several share a database.
 
 Projections (``events/projections``; built by ``events/projections/keys.py``, the
-feed key by ``events/feed.py``). All derived from the streams: ``tabletop
+feed key by ``events/redis_adapter/feed.py``). All derived from the streams: ``tabletop
 projections rebuild`` recreates them.
 
 ``<p>feed:{<shard>}`` -- stream, one per shard 0..N-1 (``TABLETOP_FEED_SHARDS``, default 4)
     Fields ``g`` = game id, ``v`` = version: "this game reached this version".
     Shard = CRC-32 of the game id mod N. XADDed on a standalone Redis by
     ``scripts.APPEND`` itself (its KEYS[5]: atomic with the append), on a cluster by
-    ``events.feed.publish`` after each append (see ``events.feed``), capped near 100 000
+    ``events.redis_adapter.feed.publish`` after each append (see ``events.redis_adapter.feed``), capped near 100 000
     entries; read through the consumer group ``projector`` by ``workers.projector``.
 ``<p>game:{<id>}:view`` -- hash (the game's hash tag: same slot as its stream)
     ``v`` = checkpoint (last version applied), ``game``, ``rules``, ``status``,

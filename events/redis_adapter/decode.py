@@ -12,9 +12,9 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from events.envelope import Envelope
-from events.redaction import Viewer, redact, sees_everything
-from events.upcasting import Upcasters
+from events.model.envelope import Envelope
+from events.model.redaction import Viewer, redact, sees_everything
+from events.model.upcasting import Upcasters
 
 Entry = tuple[Any, dict[Any, Any]]
 """A stream entry as redis-py returns it: ``(entry id, {field: value})``."""

@@ -1,9 +1,9 @@
 """Reading event histories from Redis Streams: ranges, whole histories, tails.
 
 :class:`RedisEventReader` is the read side of the store (projectors and audits
-need nothing more); :class:`~events.redis_store.RedisEventStore` extends it with
-appends. Every read path redacts for its viewer (``events.redaction``) and
-upcasts to the current schema versions (``events.upcasting``); none of them ever
+need nothing more); :class:`~events.redis_adapter.store.RedisEventStore` extends it with
+appends. Every read path redacts for its viewer (``events.model.redaction``) and
+upcasts to the current schema versions (``events.model.upcasting``); none of them ever
 returns a secret seed or a snapshot.
 
 Works with ``redis.Redis`` and ``redis.cluster.RedisCluster`` clients, RESP2 or
@@ -23,23 +23,23 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from events import defaults
-from events.canonical import ZERO_HASH
-from events.chain import verify
-from events.envelope import Envelope
-from events.errors import GameNotFound
-from events.keys import GameKeys, check_prefix
-from events.port import Head, Snapshot
-from events.reading import decode, decode_texts, redact_all, stored_dicts
-from events.redaction import Viewer, sees_everything
-from events.upcasting import Upcasters, default_upcasters
+from events.model import defaults
+from events.model.canonical import ZERO_HASH
+from events.chain.verify import verify
+from events.model.envelope import Envelope
+from events.model.errors import GameNotFound
+from events.redis_adapter.keys import GameKeys, check_prefix
+from events.model.port import Head, Snapshot
+from events.redis_adapter.decode import decode, decode_texts, redact_all, stored_dicts
+from events.model.redaction import Viewer, sees_everything
+from events.model.upcasting import Upcasters, default_upcasters
 
 if TYPE_CHECKING:  # the archive (SQLAlchemy) is imported only where one is configured
     from events.archive.lazy import LazyArchive as ArchiveStore
 
 
 class RedisEventReader:
-    """The read half of :class:`events.port.EventStore`. Thread-safe."""
+    """The read half of :class:`events.model.port.EventStore`. Thread-safe."""
 
     def __init__(
         self,
@@ -76,7 +76,7 @@ class RedisEventReader:
         return keys
 
     def head(self, game_id: str) -> Head:
-        """See :meth:`events.port.EventStore.head`."""
+        """See :meth:`events.model.port.EventStore.head`."""
         if self.archive is not None:
             archived = self.archive.cached_head(game_id)
             if archived is not None:
@@ -115,13 +115,13 @@ class RedisEventReader:
         return Head(int(version), _str(hash_), int(ended) if ended is not None else None)
 
     def read_all(self, game_id: str, viewer: Viewer) -> list[Envelope]:
-        """See :meth:`events.port.EventStore.read_all`."""
+        """See :meth:`events.model.port.EventStore.read_all`."""
         return self.read_range(game_id, viewer, 1)
 
     def read_range(
         self, game_id: str, viewer: Viewer, first: int, last: int | None = None
     ) -> list[Envelope]:
-        """See :meth:`events.port.EventStore.read_range`. Reads in chunks of
+        """See :meth:`events.model.port.EventStore.read_range`. Reads in chunks of
         ``defaults.READ_CHUNK``; the finished flag is read in the same round trip as
         the first chunk, so a game ending meanwhile is only ever redacted too much."""
         keys = self.keys(game_id)
@@ -172,7 +172,7 @@ class RedisEventReader:
         block_ms: int | None = None,
         count: int | None = None,
     ) -> list[Envelope]:
-        """See :meth:`events.port.EventStore.tail` (XREAD BLOCK; ``block_ms=None`` waits
+        """See :meth:`events.model.port.EventStore.tail` (XREAD BLOCK; ``block_ms=None`` waits
         ``defaults.TAIL_BLOCK_MS``, 0 returns at once). A streaming client loops:
         ``after = batch[-1].version`` after each non-empty batch."""
         keys = self.keys(game_id)
@@ -201,7 +201,7 @@ class RedisEventReader:
         return redact_all(decode(entries, self._field, self._upcasters), viewer, bool(finished))
 
     def verify(self, game_id: str) -> int:
-        """See :meth:`events.port.EventStore.verify`: checks every stored event (as
+        """See :meth:`events.model.port.EventStore.verify`: checks every stored event (as
         stored, before upcasting) up to the head, and the head itself. Returns the
         verified version.
 
@@ -231,7 +231,7 @@ class RedisEventReader:
         return head.version
 
     def secret_seed(self, game_id: str) -> str:
-        """See :meth:`events.port.EventStore.secret_seed`."""
+        """See :meth:`events.model.port.EventStore.secret_seed`."""
         seed = self._redis.get(self.keys(game_id).seed)
         if seed is None and self.archive is not None:
             seed = self.archive.seed(game_id)
@@ -240,7 +240,7 @@ class RedisEventReader:
         return _str(seed)
 
     def load_snapshot(self, game_id: str) -> Snapshot | None:
-        """See :meth:`events.port.EventStore.load_snapshot`."""
+        """See :meth:`events.model.port.EventStore.load_snapshot`."""
         version, rules, payload = self._redis.hmget(self.keys(game_id).snapshot, "v", "r", "s")
         if version is None or rules is None or payload is None:
             return None

@@ -1,17 +1,17 @@
-"""The hash chain: verifying a stored history (``events.sealing`` builds it).
+"""The hash chain: verifying a stored history (``events.chain.sealing`` builds it).
 
 :func:`first_break` names the *first* version at which the stored history stops
 being a valid chain, so an edited event is reported at exactly its own version (an
 edit that also recomputed that event's hash is reported at the next version, whose
 ``prev_hash`` no longer matches).
 
-Each event is checked under its own seal (``events.envelope``):
+Each event is checked under its own seal (``events.model.envelope``):
 
 - seal 1 (no ``seal`` field): ``hash`` = SHA-256 of the canonical stored form
   without ``hash`` -- hidden parts included.
 - seal 2: ``hash`` = SHA-256 of the canonical stored form without ``hash``,
   ``private`` and ``command``; those two are bound by ``private_digest`` and
-  ``command_digest`` (``events.sealing.commit_digest``, keyed by the game's seed).
+  ``command_digest`` (``events.chain.sealing.commit_digest``, keyed by the game's seed).
   Without the seed only the links are checked -- which a redacted event passes on
   its own (its digests stay, its hidden parts are gone). With the seed
   (``seed=``: the server, or anyone once ``SeedRevealed`` published it) every
@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from events.canonical import ZERO_HASH, canonical_json, sha256_hex
-from events.errors import ChainBroken
-from events.sealing import COMMAND, PRIVATE, SEAL, CommitKey
+from events.model.canonical import ZERO_HASH, canonical_json, sha256_hex
+from events.model.errors import ChainBroken
+from events.chain.sealing import COMMAND, PRIVATE, SEAL, CommitKey
 
 HIDDEN_PARTS = (PRIVATE, COMMAND)
 """The parts seal 2 commits to by digest instead of hashing them."""

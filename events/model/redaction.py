@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from events.envelope import Envelope
+from events.model.envelope import Envelope
 
 
 @dataclass(frozen=True, slots=True)

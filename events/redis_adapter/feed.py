@@ -39,7 +39,7 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from events.keys import check_game_id, check_prefix
+from events.redis_adapter.keys import check_game_id, check_prefix
 
 FEED_SHARDS_ENV = "TABLETOP_FEED_SHARDS"
 """Environment variable overriding :data:`DEFAULT_SHARDS`."""

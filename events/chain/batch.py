@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from engine.model import JSON, Event
-from events.canonical import canonical_json, sha256_hex
-from events.errors import InvalidEvent
-from events.port import AppendResult, GameRef
-from events.records import GAME_ENDED
+from events.model.canonical import canonical_json, sha256_hex
+from events.model.errors import InvalidEvent
+from events.model.port import AppendResult, GameRef
+from events.model.records import GAME_ENDED
 from events.schemas.registry import SchemaRegistry
-from events.sealing import CommitKey, Sealed, seal_encoded
+from events.chain.sealing import CommitKey, Sealed, seal_encoded
 
 
 class PreparedBatch(NamedTuple):
@@ -53,7 +53,7 @@ def prepare(
 ) -> PreparedBatch:
     """Check and seal ``events`` as versions ``expected_version + 1``...
 
-    ``key``: the game's commitment key (``events.sealing``: seal 2). ``keyed``:
+    ``key``: the game's commitment key (``events.chain.sealing``: seal 2). ``keyed``:
     whether the append has an idempotency key (only then is a result record built).
     Raises InvalidEvent (nothing is sent to Redis then) for an empty batch, an unknown
     type, an event failing its schema, bad metadata, or anything that is not JSON data.

@@ -1,6 +1,6 @@
 """The event store as a port: the values it exchanges and the :class:`EventStore` protocol.
 
-The application layer depends on this protocol only; ``events.redis_store`` is the
+The application layer depends on this protocol only; ``events.redis_adapter.store`` is the
 adapter (Redis Streams, standalone or Cluster). The contract tests in
 ``tests/integration/test_store_contract.py`` run against every backend.
 """
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from engine.model import JSON, Event
-from events.envelope import Envelope
-from events.redaction import Viewer
+from events.model.envelope import Envelope
+from events.model.redaction import Viewer
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ class Head:
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A game state at ``version`` encoded by ``events.statecodec`` under ``rules_version``."""
+    """A game state at ``version`` encoded by ``events.state.codec`` under ``rules_version``."""
 
     version: int
     rules_version: str
@@ -110,7 +110,7 @@ class EventReader(Protocol):
 
     def load_snapshot(self, game_id: str) -> Snapshot | None:
         """The latest stored snapshot, if any. It holds hidden state: for the server's
-        own loading (``events.loading``), never for a viewer."""
+        own loading (``events.state.loading``), never for a viewer."""
         ...
 
 

@@ -7,7 +7,7 @@ commitment ``sha256(seed bytes)``; once the game has ended the application layer
 appends ``SeedRevealed {seed}``, and a verifier can recompute every outcome.
 
 The seed never appears in any read path before the end: only ``GameCreated``'s
-commitment is an event, and :meth:`~events.redis_store.RedisEventStore.secret_seed`
+commitment is an event, and :meth:`~events.redis_adapter.store.RedisEventStore.secret_seed`
 is for the server's engine calls only.
 """
 

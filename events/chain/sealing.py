@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from engine.model import JSON, Event
-from events.canonical import canonical_json, sha256_hex
+from events.model.canonical import canonical_json, sha256_hex
 
 SEAL = 2
 """The seal every write uses (the stored ``"seal"`` field; absent = seal 1)."""

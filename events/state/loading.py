@@ -16,13 +16,13 @@ from typing import Any
 
 from engine.game import Game
 from engine.table import Table, evolve_table
-from events import defaults
-from events.errors import GameNotFound, SnapshotError
-from events.port import EventStore
-from events.records import RECORD_TYPES
-from events.redaction import ADMIN
-from events.snapshots import default_codec, snapshot_due, snapshot_of
-from events.statecodec import StateCodec
+from events.model import defaults
+from events.model.errors import GameNotFound, SnapshotError
+from events.model.port import EventStore
+from events.model.records import RECORD_TYPES
+from events.model.redaction import ADMIN
+from events.state.snapshots import default_codec, snapshot_due, snapshot_of
+from events.state.codec import StateCodec
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Where the store's timestamps come from: a clock the caller injects.
 
 The store's pure parts (sealing, hashing, redaction) take the time as an argument;
-only :class:`~events.redis_store.RedisEventStore` calls its clock, once per append,
+only :class:`~events.redis_adapter.store.RedisEventStore` calls its clock, once per append,
 so tests can pin every timestamp.
 """
 
