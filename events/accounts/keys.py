@@ -1,4 +1,5 @@
-"""The Redis keys of one registered player (documented with the others in ``events.redis_adapter.keys``).
+"""The Redis keys of one registered player (documented with the others in
+``events.redis_adapter.keys``).
 
 Every key of an account carries the hash tag ``{<account id>}`` -- the account id is
 ``events.accounts.names.name_key`` of its name, a hex digest -- so a name a client

@@ -1,4 +1,5 @@
-"""The read models' Lua scripts, one job each (registered with ``events.redis_adapter.scripts.Script``).
+"""The read models' Lua scripts, one job each (registered with
+``events.redis_adapter.scripts.Script``).
 
 Every key a script touches is in KEYS and all of them share one hash tag, so each
 script runs unchanged on Redis Cluster. Each validates before its first write

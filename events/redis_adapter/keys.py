@@ -92,7 +92,8 @@ projections rebuild`` recreates them.
     Fields ``g`` = game id, ``v`` = version: "this game reached this version".
     Shard = CRC-32 of the game id mod N. XADDed on a standalone Redis by
     ``scripts.APPEND`` itself (its KEYS[5]: atomic with the append), on a cluster by
-    ``events.redis_adapter.feed.publish`` after each append (see ``events.redis_adapter.feed``), capped near 100 000
+    ``events.redis_adapter.feed.publish`` after each append (see
+    ``events.redis_adapter.feed``), capped near 100 000
     entries; read through the consumer group ``projector`` by ``workers.projector``.
 ``<p>game:{<id>}:view`` -- hash (the game's hash tag: same slot as its stream)
     ``v`` = checkpoint (last version applied), ``game``, ``rules``, ``status``,

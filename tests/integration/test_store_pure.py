@@ -22,7 +22,13 @@ from events.model.canonical import ZERO_HASH, canonical_json
 from events.chain.verify import digest_problem, event_hash, event_hash_v1, first_break, verify
 from events.model.clock import utc_now
 from events.model.envelope import SYSTEM, Envelope, bot_actor, seat_actor
-from events.model.errors import ChainBroken, InvalidEvent, SnapshotError, UnknownEventType, UpcastError
+from events.model.errors import (
+    ChainBroken,
+    InvalidEvent,
+    SnapshotError,
+    UnknownEventType,
+    UpcastError,
+)
 from events.redis_adapter.keys import GameKeys
 from events.model.redaction import ADMIN, AUDITOR, SPECTATOR, redact
 from events.schemas.envelope import EnvelopeSchema
