@@ -22,6 +22,7 @@ from flask import request as http_request
 
 from service.app.errors import NotFinished
 from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions, waits
+from service.http.problems import Problem
 from service.http.responses import json_response, json_text_response
 
 bp = Blueprint("play", __name__, url_prefix="/v1/games")
