@@ -115,7 +115,7 @@ def rate_limit_bucket() -> str:
     So a made-up or re-spelled token is counted against the client's address, never
     in a fresh bucket of its own. Never raises for a bad header or token: the handler
     answers 401 for those, after this request was counted."""
-    header = request.headers.get("Authorization")
+    header = request.environ.get("HTTP_AUTHORIZATION")  # what request.headers would read
     if header:
         scheme, _, value = header.strip().partition(" ")
         token = value.strip()
