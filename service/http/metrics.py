@@ -45,6 +45,17 @@ LATENCY = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
 )
 COMMANDS = Counter("tabletop_commands_total", "Game commands accepted", ["game"])
+_commands: dict[str, Any] = {}
+"""game -> its COMMANDS child (``labels()`` is not free: see ``_children``); bounded by the
+number of games the engine knows."""
+
+
+def count_command(game: str) -> None:
+    """One more accepted command of ``game`` (a game name, from the engine's registry)."""
+    child = _commands.get(game)
+    if child is None:
+        child = _commands[game] = COMMANDS.labels(game)
+    child.inc()
 CONFLICTS = Counter("tabletop_version_conflicts_total", "Commands refused for a stale version")
 RULE_VIOLATIONS = Counter(
     "tabletop_rule_violations_total", "Requests refused by a game or table rule", ["code"]

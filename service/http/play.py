@@ -68,7 +68,7 @@ def submit(game_id: str) -> Response:
     key = versions.idempotency_key()
     outcome = context.application().submit_outcome(game_id, token, request["command"], expected, key)
     document = outcome.document
-    metrics.COMMANDS.labels(document["view"]["game"]).inc()
+    metrics.count_command(document["view"]["game"])
     # The outcome's one encoding (sorted keys: a retry's answer, rebuilt from the stored
     # events, is then the very same bytes; see service.app.retries).
     return json_text_response(outcome.text, headers=versions.version_headers(document["version"]))
