@@ -188,17 +188,18 @@ class RedisEventReader:
             count=count or defaults.READ_CHUNK,
             block=block or None,
         )
-        pipe.hexists(keys.head, "e")
-        if self.archive is not None:
-            pipe.exists(keys.head)
-        streams, finished, *exists = pipe.execute()
+        # One HMGET says both whether the game ended (``e``) and whether Redis holds its
+        # head at all (``v``, written with every append): one command, not two.
+        pipe.hmget(keys.head, "v", "e")
+        streams, (version, ended) = pipe.execute()
+        finished = ended is not None
         if not streams:
-            if exists and not exists[0] and self.archive.head(game_id) is not None:  # type: ignore[union-attr]
+            if version is None and self.archive is not None and self.archive.head(game_id) is not None:
                 return self._read_archived(game_id, viewer, after_version + 1, None)[: count or defaults.READ_CHUNK]
             return []
         # RESP2 answers [[key, entries]], RESP3 {key: [entries]}.
         entries = streams[0][1] if isinstance(streams, list) else next(iter(streams.values()))[0]
-        return redact_all(decode(entries, self._field, self._upcasters), viewer, bool(finished))
+        return redact_all(decode(entries, self._field, self._upcasters), viewer, finished)
 
     def verify(self, game_id: str) -> int:
         """See :meth:`events.model.port.EventStore.verify`: checks every stored event (as

@@ -217,17 +217,22 @@ def charge(op: Expensive, cost: int = 1) -> None:
         raise _refuse(op.code, f"more than {limiter.per_minute} {op.what} per minute", wait)
 
 
-def _check() -> None:
-    limiter: RateLimiter = current_app.extensions[EXTENSION][""]
-    if limiter.per_minute <= 0 or request.path.startswith(EXEMPT_PREFIXES):
-        return  # off: not even the bucket (a token check) is computed
-    wait = limiter.hit(auth.rate_limit_bucket())
-    if wait is not None:
-        raise _refuse("rate_limited", f"more than {limiter.per_minute} requests per minute", wait)
+def _checker(limiter: RateLimiter) -> Callable[[], None]:
+    """The general limit's ``before_request`` hook for ``limiter`` (bound here, not looked
+    up in the app per request: this runs before every request)."""
+
+    def check() -> None:
+        if limiter.per_minute <= 0 or request.path.startswith(EXEMPT_PREFIXES):
+            return  # off: not even the bucket (a token check) is computed
+        wait = limiter.hit(auth.rate_limit_bucket())
+        if wait is not None:
+            raise _refuse("rate_limited", f"more than {limiter.per_minute} requests per minute", wait)
+
+    return check
 
 
 def register(app: Flask, limits: dict[str, RateLimiter]) -> None:
     """Limit every request of ``app`` except the probes (the general limit), and keep
     the expensive operations' limiters for :func:`charge`."""
     app.extensions[EXTENSION] = limits
-    app.before_request(_check)
+    app.before_request(_checker(limits[""]))

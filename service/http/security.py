@@ -19,7 +19,7 @@ headers on the answers it makes itself, and may not import the app).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from service.runner.server import API_CSP, DOCS_CSP, SECURITY_HEADERS
@@ -31,19 +31,42 @@ __all__ = ["API_CSP", "DOCS_CSP", "HEADERS", "register"]
 
 DOCS_PATHS = frozenset({"/docs"})
 
+_NAMES = frozenset(name.lower() for name in HEADERS)
+_ALL = [(name, value) for name, value in HEADERS.items()]
+_CSP = "content-security-policy"
 
-def _add(response: Any) -> Any:
-    from flask import request
 
-    headers = response.headers
-    for name, value in HEADERS.items():
-        headers.setdefault(name, value)
-    if request.path in DOCS_PATHS:
-        headers["Content-Security-Policy"] = DOCS_CSP
-    return response
+class SecurityHeaders:
+    """WSGI middleware: adds each of :data:`HEADERS` that an answer lacks (so the web
+    client's own CSP stands), and :data:`DOCS_CSP` on ``/docs``.
+
+    Why WSGI and not ``after_request``: Werkzeug's ``Headers.setdefault`` scans and
+    validates the whole header list once per name, a measurable share of a command's
+    CPU (``bench/protocol_bench.py``); here it is one pass over plain tuples. It also
+    reaches every answer the app makes, error answers included."""
+
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self.app = app
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        docs = environ.get("PATH_INFO") in DOCS_PATHS
+
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            present = {name.lower() for name, _ in headers}
+            if docs:
+                headers = [(n, v) for n, v in headers if n.lower() != _CSP]
+                headers.append(("Content-Security-Policy", DOCS_CSP))
+                present.add(_CSP)
+            if present.isdisjoint(_NAMES):
+                headers.extend(_ALL)
+            else:
+                headers.extend((n, v) for n, v in _ALL if n.lower() not in present)
+            return start_response(status, headers, exc_info)
+
+        return self.app(environ, start)
 
 
 def register(app: Any) -> None:
-    """Add :data:`HEADERS` to every response of ``app`` (errors too: Flask runs
-    ``after_request`` for the responses of error handlers as well)."""
-    app.after_request(_add)
+    """Add :data:`HEADERS` to every response of ``app`` (errors too: the middleware
+    sees every answer the app gives), as WSGI middleware (see :class:`SecurityHeaders`)."""
+    app.wsgi_app = SecurityHeaders(app.wsgi_app)

@@ -8,11 +8,13 @@ prefix and queue of its own. Bots pause a few milliseconds before each move
 Playwright's own browser download is not used: the tests launch the system's
 ``chromium`` (``apt-get install chromium``; ``.ci/run`` installs it when missing). With
 no such browser -- or no Playwright -- every test here is skipped, and the reason is
-printed (and listed in the summary, ``-ra``).
+printed (and listed in the summary, ``-ra``); in CI (``TABLETOP_BROWSER_REQUIRED``) the
+run fails instead.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -62,11 +64,15 @@ TIMEOUT_MS = 30_000
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip this folder's tests, saying why, when there is no browser to drive."""
+    """Skip this folder's tests, saying why, when there is no browser to drive -- unless
+    ``TABLETOP_BROWSER_REQUIRED`` is set (``.ci/run`` sets it after installing the
+    browser): then a missing browser fails the run instead of skipping it quietly."""
     if SKIP_REASON is None:
         return
     here = str(Path(__file__).parent)
     mine = [item for item in items if str(item.path).startswith(here)]
+    if mine and os.environ.get("TABLETOP_BROWSER_REQUIRED"):
+        raise pytest.UsageError(f"TABLETOP_BROWSER_REQUIRED is set, but {SKIP_REASON}")
     if mine:
         print(f"\n*** {SKIP_REASON} ***", file=sys.stderr)
     for item in mine:

@@ -267,6 +267,10 @@ def test_the_lobby_lists_games_by_type_and_status_with_cursors(
         "wins": 0,
         "points": 0,
         "registered": False,
+        "ratings": {  # guests are not rated
+            game: {"rating": None, "history": [], "history_next": None}
+            for game in ("abluxxen", "schlitzohr")
+        },
     }
 
 
