@@ -1,6 +1,6 @@
 """Sealing: turning a batch of engine events into stored, hash-chained envelope text.
 
-Two seals exist (``events.envelope`` describes both stored forms):
+Two seals exist (``events.model.envelope`` describes both stored forms):
 
 - **seal 2** (:func:`seal`, what every write uses): the hidden parts -- ``private``
   and ``command`` -- enter the chain only through salted commitments,
@@ -26,7 +26,7 @@ pieces in sorted key order -- the batch-wide pieces (actor, command, game id,
 time) are encoded once per batch and each event's text is encoded only once. The
 HMAC key schedule and the per-game message prefix are computed once per game
 (:class:`CommitKey`); each digest costs two hash-object copies and short updates.
-:func:`seal_encoded` takes the actor and command already encoded (``events.batch``
+:func:`seal_encoded` takes the actor and command already encoded (``events.chain.batch``
 needs those texts for its checks as well).
 """
 

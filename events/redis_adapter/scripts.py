@@ -47,7 +47,8 @@ APPEND = """
 -- KEYS[3] = idempotency hash <p>game:{id}:idem   (idempotency key -> result record)
 -- KEYS[4] = seed string      <p>game:{id}:seed   (written only with the "seed" option)
 -- KEYS[5] = feed shard stream <p>feed:{<shard>}  (only with the "feed" option: see
---            events.feed; on a standalone Redis only -- on a cluster it lives in another slot)
+--            events.redis_adapter.feed; on a standalone Redis only -- on a cluster it
+--            lives in another slot)
 -- KEYS[3..] are optional: a plain append passes KEYS[1..2]; with any option, KEYS[1..4];
 -- with "feed", KEYS[1..5]. (Fewer arguments make the hot path measurably cheaper.)
 -- ARGV[1] = expected version: the version the caller decided on
@@ -63,7 +64,7 @@ APPEND = """
 --                         this many seconds from now (set with the end, atomically)
 --   "seed", seed          the secret seed to store in KEYS[4] (when creating)
 --   "feed", game id, maxlen  on success also XADD {g = game id, v = new version} to
---                         KEYS[5], capped near maxlen (events.feed's entry format):
+--                         KEYS[5], capped near maxlen (events.redis_adapter.feed's entry format):
 --                         atomically with the events, and no second round trip
 -- Returns one of
 --   {"ok", new_version}

@@ -11,7 +11,7 @@ it conflicts, or -- with an idempotency key -- gets the first result back.
 Durability is Redis's: with ``appendonly yes`` and ``appendfsync always`` an
 acknowledged append survives a crash (``everysec`` may lose the last second).
 
-Sealing: every write is sealed with seal 2 (``events.sealing``), whose digests are
+Sealing: every write is sealed with seal 2 (``events.chain.sealing``), whose digests are
 keyed by the game's secret seed. ``create`` has the seed; ``append`` takes it from
 a per-process cache of commitment keys (seeds never change), fetching it with one
 GET only on a miss -- the first append of a game in this process -- so the append
@@ -19,10 +19,10 @@ hot path gains no round trip. The keys stay in this object: no read path returns
 them.
 
 Feed: a store built with ``feed_shards`` (standalone Redis only) publishes every
-successful append's ``(game, version)`` to the projection feed (``events.feed``)
+successful append's ``(game, version)`` to the projection feed (``events.redis_adapter.feed``)
 inside the same script -- atomic with the append, and no second round trip. On a
 cluster the shard stream lives in another slot, so there the caller publishes
-after the append (``events.feed.publish``).
+after the append (``events.redis_adapter.feed.publish``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ if TYPE_CHECKING:  # the archive (SQLAlchemy) is imported only where one is conf
 
 
 class RedisEventStore(RedisEventReader):
-    """:class:`events.port.EventStore` on Redis. Thread-safe; share one per process."""
+    """:class:`events.model.port.EventStore` on Redis. Thread-safe; share one per process."""
 
     def __init__(
         self,
@@ -104,7 +104,7 @@ class RedisEventStore(RedisEventReader):
         command: JSON | None = None,
         idempotency_key: str | None = None,
     ) -> AppendResult:
-        """See :meth:`events.port.EventStore.create`; the seed is stored atomically with
+        """See :meth:`events.model.port.EventStore.create`; the seed is stored atomically with
         the events. ValueError if ``events`` do not start with a ``GameCreated`` that
         commits to ``seed``."""
         check_creation(events, seed)
@@ -120,7 +120,7 @@ class RedisEventStore(RedisEventReader):
         actor: JSON,
         command: JSON | None = None,
     ) -> AppendResult:
-        """See :meth:`events.port.EventStore.append`. Also raises GameNotFinished (or
+        """See :meth:`events.model.port.EventStore.append`. Also raises GameNotFinished (or
         InvalidEvent for a wrong seed) for a ``SeedRevealed`` before ``GameEnded``, and
         GameNotFound for a game without a stored seed (never created: nothing to seal
         with -- start games with :meth:`create`)."""
@@ -155,7 +155,7 @@ class RedisEventStore(RedisEventReader):
         return result
 
     def save_snapshot(self, game_id: str, snapshot: Snapshot) -> bool:
-        """See :meth:`events.port.EventStore.save_snapshot`."""
+        """See :meth:`events.model.port.EventStore.save_snapshot`."""
         args = [snapshot.version, snapshot.rules_version, snapshot.payload]
         return bool(self._save_snapshot([self.keys(game_id).snapshot], args))
 
