@@ -104,6 +104,7 @@ def cli_verify(d: Deployment, game_id: str) -> dict[str, Any]:
         [sys.executable, "-m", "service.cli", "verify", "--game", game_id, "--json"],
         env=d.env, cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
+    assert done.stdout, f"verify printed no report (exit {done.returncode}): {done.stderr[-3000:]}"
     report = json.loads(done.stdout)
     assert (done.returncode == 0) == report["ok"], done.stderr
     return report  # type: ignore[no-any-return]
