@@ -191,6 +191,12 @@ class TabletopClient(Transport):
         page = self.get_json("/v1/players/me/games", token=player_key, params=params)
         return cast(MyGames, page)
 
+    def player_stream_ticket(self, player_key: str) -> StreamTicket:
+        """A single-use ticket that opens the account's player stream with ``?ticket=``
+        (for clients that cannot send headers on a stream). Not retried."""
+        path = "/v1/players/me/stream-tickets"
+        return cast(StreamTicket, self.request("POST", path, token=player_key, retry=False).json())
+
     def reissue_seat_token(self, game_id: str, seat: int, player_key: str) -> Seat:
         """Take the account's seat back after losing its seat token: a fresh token (the
         old one is refused from now on). Not retried: a second reissue would revoke the

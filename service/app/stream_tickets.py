@@ -23,6 +23,11 @@ Guarantees:
 
 An unknown, spent, expired or other game's ticket are one and the same case for
 :meth:`redeem` (None), so the answer tells a client nothing about which it was.
+
+A registered player's stream of notices (``/v1/players/me/stream``) has tickets of its
+own, with the same guarantees: :meth:`issue_for_account` / :meth:`redeem_for_account`,
+kept under ``<p>ticket:player:<sha256 hex>`` -- a separate name space, so a game's
+ticket never opens a player's stream nor the other way round.
 """
 
 from __future__ import annotations
@@ -68,6 +73,24 @@ class StreamTickets:
         ticket = secrets.token_urlsafe(TICKET_BYTES)
         self._redis.set(self.key(game_id, ticket), json.dumps({"viewer": recorded}), ex=self.ttl_s)
         return ticket
+
+    def account_key(self, ticket: str) -> str:
+        """Where a player stream ticket is kept: its hash, in the players' name space."""
+        digest = hashlib.sha256(ticket.encode("utf-8", "surrogatepass")).hexdigest()
+        return f"{self._prefix}ticket:player:{digest}"
+
+    def issue_for_account(self, account_id: str) -> str:
+        """A new ticket that opens the player stream of ``account_id`` once, valid for
+        ``ttl_s`` seconds."""
+        ticket = secrets.token_urlsafe(TICKET_BYTES)
+        self._redis.set(self.account_key(ticket), json.dumps({"account": account_id}), ex=self.ttl_s)
+        return ticket
+
+    def redeem_for_account(self, ticket: str) -> str | None:
+        """The account id a player stream ticket was issued for, consuming it; None if it
+        is unknown, already used or expired (a game's ticket is unknown here)."""
+        raw = self._redis.getdel(self.account_key(ticket))
+        return None if raw is None else str(json.loads(raw)["account"])
 
     def redeem(self, game_id: str, ticket: str) -> Viewer | None:
         """The viewer ``ticket`` was issued for, consuming it; None if it is unknown,

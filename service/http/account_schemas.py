@@ -21,9 +21,11 @@ class MyGames(Strict):
 
 
 class PlayerStreamQuery(Strict):
-    """``GET /v1/players/me/stream``: ``after`` = the last notice id seen (or ``Last-Event-ID``)."""
+    """``GET /v1/players/me/stream``: ``after`` = the last notice id seen (or ``Last-Event-ID``);
+    ``ticket`` = a player stream ticket (``service.http.tickets``), checked there."""
 
     after = QueryInt(validate=validate.Range(min=0))
+    ticket = fields.String()
 
 
 REGISTER = Register()

@@ -22,7 +22,10 @@ An idle stream is parked on a per-process hub (one Redis connection for all, as 
 games). The account's stream keeps about ``NOTICES_KEPT`` notices: a client resuming
 from further back gets one ``reset`` event (``data: {"oldest": n}``) -- re-read
 ``/v1/players/me/games`` then -- and the stream goes on from the oldest kept notice.
-Only a player key opens it (401 ``player_key_required``).
+Only a player key opens it (401 ``player_key_required``), or a player stream ticket
+(``POST /v1/players/me/stream-tickets``, then ``?ticket=``: single-use, 30 s; for a
+browser's ``EventSource``, which cannot send the key; 401 ``invalid_ticket`` for a spent,
+unknown or expired one, or a game's).
 """
 
 from __future__ import annotations
@@ -36,8 +39,9 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, request
 
 from events.accounts.keys import AccountKeys
-from service.http import account_schemas, auth, body, context, waits
+from service.http import account_schemas, auth, body, context, ratelimit, tickets, waits
 from service.http.problems import Problem
+from service.http.responses import json_response
 
 bp = Blueprint("player_stream", __name__)
 
@@ -55,25 +59,46 @@ def install(app: Flask, services: Any) -> None:
     )
 
 
+@bp.post("/v1/players/me/stream-tickets")
+def issue_ticket() -> Response:
+    """A single-use, short-lived ticket that opens this account's stream with
+    ``?ticket=`` (for a browser's ``EventSource``, which cannot send the player key):
+    201 ``{"ticket", "seat": null, "expires_in"}``; charged to the ticket limit."""
+    body.no_query()
+    account = auth.required_account()
+    ratelimit.charge(ratelimit.TICKET)
+    store = tickets.tickets_store()
+    document = {
+        "ticket": store.issue_for_account(account.account_id),
+        "seat": None,
+        "expires_in": store.ttl_s,
+    }
+    return json_response(document, 201, {"Cache-Control": "no-store"})
+
+
 @bp.get("/v1/players/me/stream")
 def stream() -> Response:
     query = body.query(account_schemas.PLAYER_STREAM_QUERY)
-    account = auth.required_account()
+    ticket = query.get("ticket")
+    if ticket is None:
+        account_id = auth.required_account().account_id
+    else:
+        account_id = tickets.account_of_ticket(ticket)  # consumed: 401 if spent or unknown
     after = _resume_point(query.get("after"))
     settings = context.settings()
     hold = waits.current()
-    client = f"player:{account.account_id}"
+    client = f"player:{account_id}"
     hold.slots.acquire(client)  # 429 / 503 over a cap, before the stream starts
     try:
         hub = current_app.extensions.get(HUB)
-        keys = AccountKeys.of(context.services().store.prefix, account.account_id)
+        keys = AccountKeys.of(context.services().store.prefix, account_id)
         text = notice_stream(
             context.services().redis,
             keys.notices,
             after,
             settings.sse_max_s,
             settings.sse_heartbeat_s,
-            wait=None if hub is None else (lambda n, s: hub.wait(account.account_id, n, s)),
+            wait=None if hub is None else (lambda n, s: hub.wait(account_id, n, s)),
         )
         stream_body = waits.Held(text, lambda: hold.slots.release(client))
     except BaseException:

@@ -49,7 +49,8 @@ def install(app: Flask, services: Services) -> StreamTickets:
     return tickets
 
 
-def _tickets() -> StreamTickets:
+def tickets_store() -> StreamTickets:
+    """This app's :class:`StreamTickets`."""
     from flask import current_app
 
     return current_app.extensions[EXTENSION]  # type: ignore[no-any-return]
@@ -73,17 +74,15 @@ def issue(game_id: str) -> Response:
         viewer = ADMIN
     else:
         viewer = seat = app.authenticate(table, game_id, token)  # 401 unless it holds a seat
-    tickets = _tickets()
+    tickets = tickets_store()
     ticket = tickets.issue(game_id, viewer)
     document = {"ticket": ticket, "seat": seat, "expires_in": tickets.ttl_s}
     return json_response(document, 201, {"Cache-Control": "no-store"})
 
 
-def stream_viewer(game_id: str, ticket: str | None) -> Viewer:
-    """Whom the stream of ``game_id`` is for: the ticket's viewer (consuming it) when a
-    ticket is given, else the caller's credentials (``auth.history_viewer``)."""
-    if ticket is None:
-        return auth.history_viewer(game_id)
+def checked_ticket(ticket: str) -> str:
+    """``ticket`` as given in a stream's URL: 400 next to an ``Authorization`` header (one
+    credential per request, never a guess which one wins) or when it is too long."""
     if request.headers.get("Authorization") is not None:
         raise Problem(
             400,
@@ -98,13 +97,34 @@ def stream_viewer(game_id: str, ticket: str | None) -> Viewer:
             "a query parameter is invalid",
             errors={"ticket": [f"at most {MAX_TICKET_CHARS} characters"]},
         )
-    viewer = _tickets().redeem(game_id, ticket)
+    return ticket
+
+
+def invalid_ticket(where: str) -> Problem:
+    """The one answer for an unknown, spent or expired ticket (or one for another stream)."""
+    return Problem(
+        401,
+        "invalid_ticket",
+        "this stream ticket is unknown, used, expired or for another stream; "
+        f"get a new one: POST {where}",
+        {"WWW-Authenticate": 'Bearer realm="tabletop"'},
+    )
+
+
+def account_of_ticket(ticket: str) -> str:
+    """The account whose player stream ``ticket`` opens (consuming it); 401 otherwise."""
+    account_id = tickets_store().redeem_for_account(checked_ticket(ticket))
+    if account_id is None:
+        raise invalid_ticket("/v1/players/me/stream-tickets")
+    return account_id
+
+
+def stream_viewer(game_id: str, ticket: str | None) -> Viewer:
+    """Whom the stream of ``game_id`` is for: the ticket's viewer (consuming it) when a
+    ticket is given, else the caller's credentials (``auth.history_viewer``)."""
+    if ticket is None:
+        return auth.history_viewer(game_id)
+    viewer = tickets_store().redeem(game_id, checked_ticket(ticket))
     if viewer is None:
-        raise Problem(
-            401,
-            "invalid_ticket",
-            "this stream ticket is unknown, used, expired or for another game; "
-            "get a new one: POST /v1/games/{game_id}/stream-tickets",
-            {"WWW-Authenticate": 'Bearer realm="tabletop"'},
-        )
+        raise invalid_ticket("/v1/games/{game_id}/stream-tickets")
     return viewer

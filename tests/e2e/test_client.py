@@ -154,6 +154,8 @@ def test_an_account_through_the_client_joins_lists_and_takes_its_seat_back(
     with pytest.raises(Unauthorized):
         client.legal(game_id, token=seat.token)  # the lost token is revoked
     assert again.legal()["you"] == 0
+    ticket = client.player_stream_ticket(account["player_key"])
+    assert ticket["seat"] is None and ticket["expires_in"] > 0
 
 
 def test_a_stale_command_is_resent_at_the_current_version_only_if_still_legal(

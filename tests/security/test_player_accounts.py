@@ -4,14 +4,19 @@ registering names is limited per address, and one account's streams are capped."
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 
+import redis
 import requests
 from support.http_games import HttpApi, create_game
 from support.live_server import LiveServer
 from support.security_games import problem
+
+from events.accounts.keys import AccountKeys
+from events.accounts.names import name_key
 
 ServerFactory = Callable[..., AbstractContextManager[LiveServer]]
 
@@ -110,3 +115,54 @@ def test_a_revoked_seat_token_cannot_spend_the_seats_budget(start_server: Server
         thief = [session.get(f"{url}/v1/games/{game_id}", headers=_auth(old)).status_code for _ in range(2 * limit)]
         assert set(thief) <= {401, 429} and 429 in thief, thief  # the thief's address pays
         assert session.get(f"{url}/v1/games/{game_id}", headers=_auth(new)).status_code == 200
+
+
+def _first_notice(url: str, ticket: str) -> str:
+    """The ``data:`` of the first notice the player stream opened with ``ticket`` sends."""
+    with requests.get(f"{url}/v1/players/me/stream", params={"ticket": ticket}, stream=True, timeout=10) as reply:
+        assert reply.status_code == 200 and reply.headers["Content-Type"].startswith("text/event-stream")
+        for line in reply.iter_lines(decode_unicode=True):
+            if line.startswith("data: "):
+                return str(line[len("data: "):])
+    raise AssertionError("the stream ended without a notice")
+
+
+def test_a_player_stream_ticket_opens_its_own_accounts_stream_once(secure_server: LiveServer) -> None:
+    url = secure_server.url
+    names = {who: who + secrets.token_hex(3) for who in ("ada", "eve")}
+    keys = {who: _register(url, name) for who, name in names.items()}
+    # One notice in each account's stream, written where the projector writes them, so
+    # the test can tell whose stream a ticket opened.
+    store = redis.Redis.from_url(secure_server.env["TABLETOP_REDIS_URL"])
+    prefix = secure_server.env["TABLETOP_KEY_PREFIX"]
+    for who, name in names.items():
+        notices = AccountKeys.of(prefix, name_key(name)).notices
+        store.xadd(notices, {"n": json.dumps({"kind": "seated", "for": who})}, id="1-0")
+    store.close()
+
+    issued = requests.post(f"{url}/v1/players/me/stream-tickets", headers=_auth(keys["ada"]), timeout=10)
+    assert issued.status_code == 201 and issued.headers["Cache-Control"] == "no-store"
+    ticket = issued.json()
+    assert ticket["seat"] is None and ticket["expires_in"] > 0 and ticket["ticket"] not in keys["ada"]
+    assert json.loads(_first_notice(url, ticket["ticket"]))["for"] == "ada"
+    # Spent: one answer for a used, an unknown and a game's ticket alike.
+    again = requests.get(f"{url}/v1/players/me/stream", params={"ticket": ticket["ticket"]}, timeout=10)
+    assert (again.status_code, problem(again)["code"]) == (401, "invalid_ticket")
+    game_id = create_game(HttpApi(requests.Session(), url), "schlitzohr", 2)
+    requests.post(f"{url}/v1/games/{game_id}/seats", json={}, headers=_auth(keys["eve"]), timeout=10)
+    game_ticket = requests.post(
+        f"{url}/v1/games/{game_id}/stream-tickets", headers=_auth(keys["eve"]), timeout=10
+    ).json()["ticket"]
+    crossed = requests.get(f"{url}/v1/players/me/stream", params={"ticket": game_ticket}, timeout=10)
+    assert (crossed.status_code, problem(crossed)["code"]) == (401, "invalid_ticket")
+    # ... nor does a player ticket open a game's stream, or act as a bearer token.
+    eve_ticket = requests.post(f"{url}/v1/players/me/stream-tickets", headers=_auth(keys["eve"]), timeout=10).json()["ticket"]
+    on_game = requests.get(f"{url}/v1/games/{game_id}/events/stream", params={"ticket": eve_ticket}, timeout=10)
+    assert (on_game.status_code, problem(on_game)["code"]) == (401, "invalid_ticket")
+    as_bearer = requests.get(f"{url}/v1/players/me/games", headers=_auth(eve_ticket), timeout=10)
+    assert as_bearer.status_code == 401
+    # A fresh ticket of Eve's opens Eve's stream, not Ada's; none is issued without a key.
+    fresh = requests.post(f"{url}/v1/players/me/stream-tickets", headers=_auth(keys["eve"]), timeout=10).json()["ticket"]
+    assert json.loads(_first_notice(url, fresh))["for"] == "eve"
+    anonymous = requests.post(f"{url}/v1/players/me/stream-tickets", timeout=10)
+    assert (anonymous.status_code, problem(anonymous)["code"]) == (401, "player_key_required")
