@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, cast
 from urllib.parse import quote
 
-from tabletop_client.errors import TabletopError
+from tabletop_client.errors import StaleVersion, TabletopError
 from tabletop_client.seat import Seat
 from tabletop_client.stream import FINAL_EVENTS, follow
 from tabletop_client.transport import Transport
@@ -37,6 +37,11 @@ from tabletop_client.types import (
     Verification,
     View,
 )
+
+
+JOIN_RACES = 5
+"""How many times :meth:`TabletopClient.join` tries when others change the table at the
+same moment (each lost race wrote nothing)."""
 
 
 class TabletopClient(Transport):
@@ -95,14 +100,22 @@ class TabletopClient(Transport):
         """Take ``seat`` (or the lowest free one) as the guest ``name``, or with a
         ``player_key`` under the account's name. The returned :class:`Seat` holds the
         seat token, which the server never shows again: keep it (:meth:`Seat.save`).
-        Not retried (a retry after a lost answer would find the seat taken by the lost
-        request)."""
+        Not retried after a network error (a retry after a lost answer would find the
+        seat taken by the lost request); retried when another join or command changed the
+        table meanwhile (409 ``version_conflict``: nothing was written)."""
         body: dict[str, Any] = {} if name is None else {"name": name}
         if seat is not None:
             body["seat"] = seat
         path = f"/v1/games/{game_id}/seats"
-        answer = self.request("POST", path, body=body, token=player_key, retry=False)
-        return self._seat(cast(Joined, answer.json()))
+        for attempt in range(JOIN_RACES):
+            try:
+                answer = self.request("POST", path, body=body, token=player_key, retry=False)
+            except StaleVersion:
+                if attempt + 1 == JOIN_RACES:
+                    raise
+                continue
+            return self._seat(cast(Joined, answer.json()))
+        raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
 
     def _seat(self, joined: Joined) -> Seat:
         number = joined["seat"]

@@ -40,7 +40,13 @@ def start_bot(live_server: LiveServer, *args: str) -> subprocess.Popen[str]:
 
 
 def finish(process: subprocess.Popen[str]) -> dict[str, Any]:
-    out, err = process.communicate(timeout=300)
+    """The bot's final report; the process is reaped whatever happens."""
+    try:
+        out, err = process.communicate(timeout=300)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
     assert process.returncode == 0, err[-3000:]
     return json.loads(out.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -76,9 +82,19 @@ def test_it_creates_a_game_against_server_bots_and_plays_it_out(
 def test_two_of_it_join_a_given_game_and_play_it_out(live_server: LiveServer, bots: None) -> None:
     client = TabletopClient(live_server.url)
     game_id = client.create_game("abluxxen", 3, bots={2: "random"})["game_id"]
-    first = start_bot(live_server, "--game-id", game_id, "--name", "ext-1", "--seed", "1")
-    second = start_bot(live_server, "--game-id", game_id, "--name", "ext-2", "--seed", "2")
-    reports = [finish(first), finish(second)]
+    # Both join at once: one of them may lose the race for the table (409, nothing
+    # written), which the client retries.
+    bots = [
+        start_bot(live_server, "--game-id", game_id, "--name", f"ext-{n}", "--seed", str(n))
+        for n in (1, 2)
+    ]
+    try:
+        reports = [finish(bot) for bot in bots]
+    finally:
+        for bot in bots:  # a failed first one leaves the second to reap
+            if bot.poll() is None:
+                bot.kill()
+                bot.communicate()
     assert {r["seat"] for r in reports} == {0, 1}
     assert all(r["status"] == "finished" and r["game_id"] == game_id for r in reports)
     view = client.view(game_id)
