@@ -226,6 +226,9 @@ export function showGame(root, gameId) {
       h('p', {}, h('a', {href: `${path}/export`, download: `${gameId}.jsonl`}, 'Download the history (JSON Lines)')),
       replayButton, replayArea);
     if (replayShown) replayButton.click();
+    // Between GameEnded and the seed's reveal (two appends) the history is incomplete and
+    // its report says so: ask only once the seed is out, when the report is final.
+    if (!view.seed) { verdict.textContent = 'Verifying once the seed is revealed…'; return; }
     try {
       verification = verification || (await call('GET', `${path}/verification`)).body;
       verdict.textContent = verification.ok
