@@ -57,8 +57,7 @@ class StreamTickets:
 
     def key(self, game_id: str, ticket: str) -> str:
         """Where ``ticket`` of ``game_id`` is kept: its hash under the game's hash tag."""
-        digest = hashlib.sha256(ticket.encode("utf-8", "surrogatepass")).hexdigest()
-        return f"{self._prefix}ticket:{{{check_game_id(game_id)}}}:{digest}"
+        return f"{self._prefix}ticket:{{{check_game_id(game_id)}}}:{_digest(ticket)}"
 
     def issue(self, game_id: str, viewer: Viewer) -> str:
         """A new ticket that opens ``game_id``'s stream once as ``viewer`` (a seat or
@@ -76,8 +75,7 @@ class StreamTickets:
 
     def account_key(self, ticket: str) -> str:
         """Where a player stream ticket is kept: its hash, in the players' name space."""
-        digest = hashlib.sha256(ticket.encode("utf-8", "surrogatepass")).hexdigest()
-        return f"{self._prefix}ticket:player:{digest}"
+        return f"{self._prefix}ticket:player:{_digest(ticket)}"
 
     def issue_for_account(self, account_id: str) -> str:
         """A new ticket that opens the player stream of ``account_id`` once, valid for
@@ -100,3 +98,8 @@ class StreamTickets:
             return None
         recorded = json.loads(raw)["viewer"]
         return ADMIN if recorded == ADMIN_VIEWER else int(recorded)
+
+
+def _digest(ticket: str) -> str:
+    """SHA-256 hex of a ticket as given (any text a client sends hashes, none raises)."""
+    return hashlib.sha256(ticket.encode("utf-8", "surrogatepass")).hexdigest()

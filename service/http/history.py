@@ -41,7 +41,7 @@ def events(game_id: str) -> Response:
 @bp.get("/<game_id>/events/stream")
 def stream(game_id: str) -> Response:
     query = body.query(schemas.STREAM_QUERY)
-    after = _resume_point(query.get("after"))
+    after = resume_point(query.get("after"))
     viewer = tickets.stream_viewer(game_id, query.get("ticket"))
     context.queries().view(game_id, None)  # 404 for an unknown game, before the stream starts
     settings = context.settings()
@@ -66,16 +66,13 @@ def stream(game_id: str) -> Response:
     return Response(stream_body, mimetype="text/event-stream", headers=headers)
 
 
-def _resume_point(after: int | None) -> int:
+def resume_point(after: int | None, what: str = "an event id (a version)") -> int:
     """Where a stream starts: ``Last-Event-ID`` (sent by a reconnecting EventSource, so it
-    wins over the ``after`` of the URL it reconnects to), else ``after``, else 0."""
+    wins over the ``after`` of the URL it reconnects to), else ``after``, else 0. Shared
+    by every stream; ``what`` names its ids in the 400 ``invalid_header``."""
     header = request.headers.get("Last-Event-ID")
     if header is None:
         return after or 0
     if not _EVENT_ID.fullmatch(header.strip()):
-        raise Problem(
-            400,
-            "invalid_header",
-            "Last-Event-ID must be an event id (a version) sent by this stream",
-        )
+        raise Problem(400, "invalid_header", f"Last-Event-ID must be {what} sent by this stream")
     return int(header.strip())

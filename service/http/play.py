@@ -20,6 +20,7 @@ from __future__ import annotations
 from flask import Blueprint, Response
 from flask import request as http_request
 
+from engine.table import Table
 from service.app.errors import NotFinished
 from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions, waits
 from service.http.problems import Problem
@@ -36,7 +37,7 @@ def view(game_id: str) -> Response:
     query = body.query(schemas.VIEW_QUERY) if http_request.args else {}
     seat, table = auth.caller_seat_and_table(game_id)
     if "seat" in query:
-        seat = _finished_seat(game_id, query["seat"])
+        seat = _finished_seat(game_id, query["seat"], table)
     if "at" in query:
         # A past version never changes: nothing to wait for, so ``wait``/``after`` next to
         # ``at`` are ignored (the contract cannot state "not both" for query parameters).
@@ -76,11 +77,11 @@ def submit(game_id: str) -> Response:
     return json_text_response(outcome.text, headers=versions.version_headers(document["version"]))
 
 
-def _finished_seat(game_id: str, seat: int) -> int:
+def _finished_seat(game_id: str, seat: int, table: Table | None) -> int:
     """``?seat=n``: the view as seat ``n`` sees it, whoever asks -- only once the game has
     finished, when its whole history is public (409 ``game_not_finished`` before: a
     running game's hidden facts are its seats' own); 400 for a seat the game lacks."""
-    current = context.queries().view(game_id, None)
+    current = context.queries().view(game_id, None, table=table)  # the table if loaded already
     if current["status"] != "finished":
         raise NotFinished("a seat's view is shown to others only once the game has finished")
     if seat >= len(current["seats"]):

@@ -31,16 +31,14 @@ unknown or expired one, or a game's).
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, request
+from flask import Blueprint, Flask, Response, current_app
 
 from events.accounts.keys import AccountKeys
-from service.http import account_schemas, auth, body, context, ratelimit, tickets, waits
-from service.http.problems import Problem
+from service.http import account_schemas, auth, body, context, history, ratelimit, tickets, waits
 from service.http.responses import json_response
 
 bp = Blueprint("player_stream", __name__)
@@ -48,7 +46,6 @@ bp = Blueprint("player_stream", __name__)
 BATCH = 100
 RETRY_MS = 1000
 HUB = "tabletop.player_hub"
-_ID = re.compile(r"[0-9]{1,18}")
 
 
 def install(app: Flask, services: Any) -> None:
@@ -84,7 +81,7 @@ def stream() -> Response:
         account_id = auth.required_account().account_id
     else:
         account_id = tickets.account_of_ticket(ticket)  # consumed: 401 if spent or unknown
-    after = _resume_point(query.get("after"))
+    after = history.resume_point(query.get("after"), "a notice id")
     settings = context.settings()
     hold = waits.current()
     client = f"player:{account_id}"
@@ -106,15 +103,6 @@ def stream() -> Response:
         raise
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(stream_body, mimetype="text/event-stream", headers=headers)
-
-
-def _resume_point(after: int | None) -> int:
-    header = request.headers.get("Last-Event-ID")
-    if header is None:
-        return after or 0
-    if not _ID.fullmatch(header.strip()):
-        raise Problem(400, "invalid_header", "Last-Event-ID must be a notice id sent by this stream")
-    return int(header.strip())
 
 
 def notice_stream(
