@@ -21,6 +21,7 @@ it in one of the two.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from events.model import defaults
@@ -30,7 +31,7 @@ from events.model.envelope import Envelope
 from events.model.errors import GameNotFound
 from events.redis_adapter.keys import GameKeys, check_prefix
 from events.model.port import Head, Snapshot
-from events.redis_adapter.decode import decode, decode_texts, redact_all, stored_dicts
+from events.redis_adapter.decode import Entry, decode, decode_texts, redact_all, stored_dicts
 from events.model.redaction import Viewer, sees_everything
 from events.model.upcasting import Upcasters, default_upcasters
 
@@ -200,6 +201,22 @@ class RedisEventReader:
         # RESP2 answers [[key, entries]], RESP3 {key: [entries]}.
         entries = streams[0][1] if isinstance(streams, list) else next(iter(streams.values()))[0]
         return redact_all(decode(entries, self._field, self._upcasters), viewer, finished)
+
+    def envelopes_of(self, entries: Sequence[Entry]) -> list[Envelope]:
+        """Stream entries someone else read from this store's streams (the HTTP layer's
+        stream hub), decoded and upcast like every read here -- not yet redacted:
+        pass them through :meth:`redacted` before anyone sees them. Entries may come
+        from a client that decodes responses (``str`` field names) or not (``bytes``)."""
+        if not entries:
+            return []
+        field = "e" if "e" in entries[0][1] else b"e"
+        return decode(entries, field, self._upcasters)
+
+    @staticmethod
+    def redacted(envelopes: Sequence[Envelope], viewer: Viewer, finished: bool) -> list[Envelope]:
+        """``envelopes`` as ``viewer`` may see them (``finished``: the game had ended by the
+        last of them): the redaction of every read here."""
+        return redact_all(envelopes, viewer, finished)
 
     def verify(self, game_id: str) -> int:
         """See :meth:`events.model.port.EventStore.verify`: checks every stored event (as

@@ -56,7 +56,7 @@ def stream(game_id: str) -> Response:
             after,
             settings.sse_max_s,
             settings.sse_heartbeat_s,
-            wait=hold.hub.wait if hold.hub is not None else None,
+            wait=hold.hub.wait_entries if hold.hub is not None else None,
         )
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         stream_body = waits.Held(text, lambda: hold.slots.release(client))

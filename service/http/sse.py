@@ -21,7 +21,11 @@ Guarantees:
 
 Waiting: with ``wait`` given (the process's :class:`service.http.waits.StreamHub`), an
 idle stream holds no Redis connection: it reads without blocking and parks on the hub
-until its game moves on. Without it, each open stream holds a Redis connection blocked
+until its game moves on. The hub hands over the entries its own read found, which the
+store decodes and redacts (``RedisEventReader.envelopes_of``): a live event costs the
+stream no read of its own. Its finished flag then comes from the events themselves (a
+``GameEnded`` streamed so far, or the head read at the start), so an event is still
+shown in full only if the game had ended by the end of its batch. Without it, each open stream holds a Redis connection blocked
 in ``XREAD BLOCK`` (a Redis Cluster, unit tests). Under gevent workers (the default,
 ``service.runner.server``) a parked stream costs no worker thread either.
 """
@@ -33,8 +37,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 
 from events.model.envelope import Envelope
+from events.model.records import GAME_ENDED
 from events.model.redaction import Viewer
 from events.redis_adapter.reader import RedisEventReader
+from service.http.waits import Entry
+
+Wait = Callable[[str, int, float], "list[Entry] | None"]
+"""``wait(game_id, after, timeout_s)``: parks until the game's stream may hold entries after
+``after`` -- answering those the waker read ([] when it read none: read them yourself) --
+or the timeout passes (None). ``StreamHub.wait_entries``."""
 
 BATCH = 100
 """Most events one XREAD returns."""
@@ -44,6 +55,17 @@ RETRY_MS = 1000
 
 FINAL_EVENT = "SeedRevealed"
 """The last event of every finished game."""
+
+
+def _handed_over(
+    store: RedisEventReader, entries: list[Entry], viewer: Viewer, ended: bool
+) -> tuple[list[Envelope], bool]:
+    """Entries the hub read, as ``viewer`` may see them, and whether the game has ended
+    by their last one: a ``GameEnded`` among them ends it (as the head read after them
+    would say), so the batch holding it is shown in full like any after the end."""
+    envelopes = store.envelopes_of(entries)
+    ended = ended or any(e.type == GAME_ENDED for e in envelopes)
+    return store.redacted(envelopes, viewer, ended), ended
 
 
 def format_event(envelope: Envelope) -> str:
@@ -60,17 +82,17 @@ def event_stream(
     max_s: float,
     heartbeat_s: float,
     clock: Callable[[], float] = time.monotonic,
-    wait: Callable[[str, int, float], bool] | None = None,
+    wait: Wait | None = None,
 ) -> Iterator[str]:
     """The SSE text of ``game_id``'s events after version ``after`` for ``viewer``.
 
-    ``wait(game_id, after, timeout_s)``: parks until the stream may hold an entry after
-    ``after`` (True) or the timeout passes (False); None: block in ``XREAD`` instead."""
+    ``wait``: see :data:`Wait`; None: block in ``XREAD`` instead."""
     deadline = clock() + max_s
     yield f"retry: {RETRY_MS}\n\n"
     head = store.head(game_id)
     if head.finished and after >= head.version:
         return
+    ended = head.finished  # whether the game had ended by the last event sent
     read = True  # whether the stream may hold events after ``after`` that were not read
     while (remaining := deadline - clock()) > 0:
         idle_s = min(heartbeat_s, remaining)
@@ -80,12 +102,15 @@ def event_stream(
         else:
             batch = store.tail(game_id, after, viewer, block_ms=0, count=BATCH) if read else []
             if not batch:
-                # Parked: True when something was appended (or spuriously, e.g. after a
-                # Redis error: the next read finds none). False is reliable (the hub
-                # reads with explicit ids), so a quiet heartbeat costs no Redis read.
-                read = wait(game_id, after, idle_s)
+                # Parked: entries when something was appended ([] spuriously, e.g. after
+                # a Redis error: read then). None is reliable (the hub reads with
+                # explicit ids), so a quiet heartbeat costs no Redis read.
+                delivered = wait(game_id, after, idle_s)
+                read = delivered == []
                 if read:
                     continue
+                if delivered:
+                    batch, ended = _handed_over(store, delivered, viewer, ended)
         if not batch:
             yield ": heartbeat\n\n"
             continue

@@ -13,6 +13,9 @@ then import the app, so no module holds an unpatched socket, lock or ssl referen
 - ``on_starting`` raises the open-file limit in the master (the workers inherit it).
 - ``post_fork``: a worker dies with its master (``PR_SET_PDEATHSIG``), so a master
   killed -9 leaves no worker behind.
+- ``post_worker_init``: the app loaded, the worker moves every object it holds into
+  the collector's permanent generation (``gc.freeze``), so full collections no longer
+  walk them while requests wait.
 - With ``PROMETHEUS_MULTIPROC_DIR`` set (an empty writable directory, in the
   environment of the master before it starts), every worker writes its metrics
   there and ``/metrics`` sums them; ``child_exit`` marks a dead worker's gauges dead.
@@ -77,6 +80,21 @@ def post_fork(server: Any, worker: Any) -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != server.pid:
         os._exit(1)
+
+
+def post_worker_init(worker: Any) -> None:
+    """Freeze what the loaded app holds out of the cyclic collector's sight.
+
+    Why: a worker holds some 60,000 long-lived objects once the app is imported (modules,
+    schemas, routes, the engine's tables). Each full (generation 2) collection walked them
+    all: measured in-process over 15 games, 8 full collections took 318 ms, the longest
+    58 ms -- a pause during which a gevent worker answers no one (it showed as the worst
+    command latency). Frozen, the same run's full collections took 10 ms, the longest
+    1.7 ms. Objects made later (cached tables) are still collected as usual."""
+    import gc
+
+    gc.collect()  # what startup left as garbage goes now, not into the frozen set
+    gc.freeze()
 
 
 def on_starting(server: Any) -> None:

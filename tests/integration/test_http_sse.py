@@ -122,3 +122,55 @@ def test_last_event_id_wins_over_after(api: FlaskApi, http_app: Flask) -> None:
         http_app, f"/v1/games/{game_id}/events/stream?after=1", count=1, **{"Last-Event-ID": "4"}
     )
     assert first[0].id == 5
+
+
+def test_live_streams_redact_like_the_history_read_at_the_same_moment(
+    api: FlaskApi, http_app: Flask
+) -> None:
+    """Streams open on a running game get their events from the process's stream hub (its
+    own read, handed over): each viewer's copy of every event must equal what that viewer
+    reads from the paged history at the same version -- private facts redacted while the
+    game runs, everything in full from the batch that ends it."""
+    game_id = create_game(api, "abluxxen", 2)
+    tokens = seat_everyone(api, game_id, 2)
+    head = api.call("GET", f"/v1/games/{game_id}").body["version"]
+    viewers: dict[int | None, str | None] = {0: tokens[0], 1: tokens[1], None: None}
+    received: dict[int | None, list[SseEvent]] = {viewer: [] for viewer in viewers}
+
+    def follow(viewer: int | None) -> None:
+        response, comments = stream(
+            http_app, f"/v1/games/{game_id}/events/stream?after={head}", viewers[viewer]
+        )
+        try:
+            received[viewer].extend(events(response.response, comments))  # type: ignore[attr-defined]
+        finally:
+            response.close()  # type: ignore[attr-defined]
+
+    followers = [threading.Thread(target=follow, args=(viewer,)) for viewer in viewers]
+    for follower in followers:
+        follower.start()
+    seen: dict[int | None, dict[int, dict[str, object]]] = {viewer: {} for viewer in viewers}
+    read_up_to = [head]
+
+    def read_history(_seat: int, outcome: dict[str, object]) -> None:
+        # Read right after each command, before the next: the stream got this version's
+        # events while the game was at this very version.
+        for viewer, token in viewers.items():
+            page = api.call("GET", f"/v1/games/{game_id}/events?after={read_up_to[0]}&limit=500", token=token)
+            for event in page.body["events"]:
+                seen[viewer][event["version"]] = event
+        read_up_to[0] = int(outcome["version"])  # type: ignore[call-overload]
+
+    play_randomly(api, game_id, tokens, b"hub-redaction", after=read_history)
+    for follower in followers:
+        follower.join(60)
+    final = api.call("GET", f"/v1/games/{game_id}").body["version"]
+    for viewer in viewers:
+        assert [e.id for e in received[viewer]] == list(range(head + 1, final + 1))
+        for event in received[viewer]:
+            if event.type == "SeedRevealed":  # appended after the last command's answer
+                continue
+            assert event.data == seen[viewer][event.id], (viewer, event.id)
+    # The check has teeth: while the game ran, the two seats saw some event differently.
+    pairs = zip(received[0], received[1], strict=True)
+    assert any(mine.data != theirs.data for mine, theirs in pairs if mine.type != "SeedRevealed")

@@ -79,6 +79,34 @@ def test_only_waiters_behind_the_new_version_wake(
     assert hub.wait("g", 2, 0.3) is False
 
 
+def test_woken_waiters_get_the_entries_after_their_own_version(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    hub = make_hub(redis_client, key_prefix)
+    append(redis_client, key_prefix, "g", 1)
+    got: dict[int, list[bytes] | None] = {}
+    registered = threading.Barrier(3)
+
+    def wait(after: int) -> None:
+        registered.wait()
+        entries = hub.wait_entries("g", after, GENEROUS_S)
+        got[after] = None if entries is None else [entry_id for entry_id, _ in entries]
+
+    # One waiter at version 1, one at 2 (its version 2 already appended below): the
+    # hub's one XREAD starts at the lower, each takes only what follows its own.
+    append(redis_client, key_prefix, "g", 2)
+    threads = [threading.Thread(target=wait, args=(after,)) for after in (1, 2)]
+    for thread in threads:
+        thread.start()
+    registered.wait()
+    append(redis_client, key_prefix, "g", 3)
+    for thread in threads:
+        thread.join()
+    assert got[1] is not None and got[1][0] == b"2-0" and got[1] == sorted(got[1])
+    assert got[2] is not None and got[2][0] == b"3-0"
+    assert hub.wait_entries("g", 3, 0.2) is None  # nothing after 3: timed out
+
+
 def test_a_cluster_client_gets_no_hub() -> None:
     assert hub_for(object(), lambda game_id: game_id, "p:") is None
 
