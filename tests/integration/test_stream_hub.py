@@ -6,6 +6,7 @@ asserted: a waiter either wakes (True) or reaches its generous timeout (False).
 
 from __future__ import annotations
 
+import random
 import threading
 
 import pytest
@@ -84,27 +85,52 @@ def test_woken_waiters_get_the_entries_after_their_own_version(
 ) -> None:
     hub = make_hub(redis_client, key_prefix)
     append(redis_client, key_prefix, "g", 1)
-    got: dict[int, list[bytes] | None] = {}
-    registered = threading.Barrier(3)
+    append(redis_client, key_prefix, "g", 2)
+    # Already there when it waits: the hub's read hands it over at once.
+    first = hub.wait_entries("g", 1, GENEROUS_S)
+    assert first is not None and [entry_id for entry_id, _ in first] == [b"2-0"]
+    assert first[0][1] == {b"e": b"x"}  # the stored fields, untouched
+    got: list[list[bytes] | None] = []
+    waiter = threading.Thread(
+        target=lambda: got.append(
+            [entry_id for entry_id, _ in hub.wait_entries("g", 2, GENEROUS_S) or []]
+        )
+    )
+    waiter.start()
+    append(redis_client, key_prefix, "g", 3)
+    append(redis_client, key_prefix, "g", 4)
+    waiter.join()
+    # Everything after its version, in order (one entry or both, as the read caught them).
+    assert got[0] in ([b"3-0"], [b"3-0", b"4-0"])
+    assert hub.wait_entries("g", 4, 0.2) is None  # nothing after 4: timed out
+
+
+def test_handed_over_entries_never_skip_one(redis_client: redis.Redis, key_prefix: str) -> None:
+    """Waiters join at random versions while the stream grows: whatever the hub hands
+    one is exactly what follows its version ([] means: read for yourself)."""
+    hub = make_hub(redis_client, key_prefix)
+    append(redis_client, key_prefix, "g", 1)
+    pick = random.Random(16)
+    appended = [1]
+    bad: list[tuple[int, list[int]]] = []
 
     def wait(after: int) -> None:
-        registered.wait()
-        entries = hub.wait_entries("g", after, GENEROUS_S)
-        got[after] = None if entries is None else [entry_id for entry_id, _ in entries]
+        entries = hub.wait_entries("g", after, GENEROUS_S) or []
+        versions = [int(entry_id.split(b"-")[0]) for entry_id, _ in entries]
+        if versions and versions != list(range(after + 1, after + 1 + len(versions))):
+            bad.append((after, versions))
 
-    # One waiter at version 1, one at 2 (its version 2 already appended below): the
-    # hub's one XREAD starts at the lower, each takes only what follows its own.
-    append(redis_client, key_prefix, "g", 2)
-    threads = [threading.Thread(target=wait, args=(after,)) for after in (1, 2)]
-    for thread in threads:
-        thread.start()
-    registered.wait()
-    append(redis_client, key_prefix, "g", 3)
-    for thread in threads:
-        thread.join()
-    assert got[1] is not None and got[1][0] == b"2-0" and got[1] == sorted(got[1])
-    assert got[2] is not None and got[2][0] == b"3-0"
-    assert hub.wait_entries("g", 3, 0.2) is None  # nothing after 3: timed out
+    waiters = []
+    for version in range(2, 60):
+        for _ in range(3):
+            waiter = threading.Thread(target=wait, args=(pick.randint(1, appended[0]),))
+            waiter.start()
+            waiters.append(waiter)
+        append(redis_client, key_prefix, "g", version)
+        appended[0] = version
+    for waiter in waiters:
+        waiter.join()
+    assert bad == []
 
 
 def test_a_cluster_client_gets_no_hub() -> None:
