@@ -48,6 +48,7 @@ from events.model.errors import (
     VersionConflict,
 )
 from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.lane import lane_for
 from events.model.port import AppendResult, GameRef, Snapshot
 from events.model.records import GAME_ENDED, SEED_REVEALED, check_creation
 from events.redis_adapter.reader import RedisEventReader
@@ -87,7 +88,8 @@ class RedisEventStore(RedisEventReader):
         self._idempotency_ttl_s = idempotency_ttl_s
         self._clock = clock
         self._registry = registry or default_registry()
-        self._append = Script(client, APPEND)
+        # The hot path: its own lane of connections (None on a cluster: see the module).
+        self._append = Script(client, APPEND, lane_for(client))
         self._save_snapshot = Script(client, SAVE_SNAPSHOT)
         # game id -> its commitment key (seal 2), built once per game and process: a
         # seed never changes, so an entry never goes stale. Bounded like the head
