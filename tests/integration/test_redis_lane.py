@@ -6,7 +6,10 @@ from __future__ import annotations
 import gc
 import os
 import select
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 import redis
@@ -149,3 +152,17 @@ def test_the_store_appends_through_a_lane_and_snapshots_without(
     store = RedisEventStore(redis_client, prefix=key_prefix)
     assert isinstance(getattr(store._append._run, "__self__", None), Lane)
     assert store._save_snapshot._run == redis_client.execute_command
+
+
+def test_under_gevent_the_check_uses_the_systems_poll() -> None:
+    # gevent's patched poll is cooperative and slow; a zero-timeout poll never blocks.
+    code = (
+        "from gevent import monkey; monkey.patch_all()\n"
+        "import select\n"
+        "from events.redis_adapter.lane import _unpatched_poll\n"
+        "assert select.poll is not monkey.get_original('select', 'poll')\n"
+        "assert _unpatched_poll() is monkey.get_original('select', 'poll')\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=root, timeout=60)
