@@ -14,7 +14,7 @@ more slowly the longer it idled, so every µs between round trips costs extra).
 of its own and runs commands on them directly, with the guarantees of
 ``execute_command``:
 
-- the same replies (the client's response callbacks applied) and the same errors;
+- the same replies (for EVALSHA, which has no response callback) and errors;
 - a connection serves one call at a time (``list.pop``/``append`` are atomic);
 - before a kept connection is reused, it is checked as the pool's checkout checks
   it (no unread data, not closed by the server), and reconnected as the pool would;
@@ -58,7 +58,6 @@ class Lane:
 
     def __init__(self, client: redis.Redis) -> None:
         self._pool: ConnectionPool = client.connection_pool
-        self._callbacks = client.response_callbacks  # EVALSHA has none; SET has one
         self._free: list[AbstractConnection] = []
         self._poll = _unpatched_poll()
         # The finaliser holds the pool and the list, not the lane: dropping the lane
@@ -67,7 +66,10 @@ class Lane:
         _LANES.add(self)
 
     def execute(self, *args: Any) -> Any:
-        """The reply to the command ``args``; raises what ``execute_command`` raises."""
+        """The reply to the command ``args``; raises what ``execute_command`` raises.
+
+        For commands without a response callback (EVALSHA: :func:`lane_for` checks):
+        the reply is returned as read, as ``execute_command`` returns it for those."""
         conn = self._checkout()
         try:
             packed = conn.pack_command(*args)
@@ -83,8 +85,7 @@ class Lane:
             self._pool.release(conn)
             raise
         self._keep(conn)
-        callback = self._callbacks.get(args[0])
-        return reply if callback is None else callback(reply)
+        return reply
 
     def _checkout(self) -> AbstractConnection:
         """A kept connection that passed the checkout check, else one from the pool."""
@@ -123,6 +124,8 @@ class Lane:
 def lane_for(client: Any) -> Lane | None:
     """A :class:`Lane` for ``client``, or None where it does not apply (see the module)."""
     if type(client) is not redis.Redis or client.connection is not None:
+        return None
+    if client.response_callbacks.get("EVALSHA") is not None:
         return None
     pool = client.connection_pool
     if not isinstance(pool, ConnectionPool) or isinstance(pool, BlockingConnectionPool):

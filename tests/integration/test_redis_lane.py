@@ -33,9 +33,11 @@ def test_a_lane_only_for_a_plain_client_on_a_plain_pool(redis_target: TestRedis)
         pass
 
     custom = Custom.from_url(redis_target.url)
-    for client in (blocking, single, custom, object()):
+    parsed = redis_target.client()
+    parsed.set_response_callback("EVALSHA", lambda reply: reply)  # the lane would skip it
+    for client in (blocking, single, custom, parsed, object()):
         assert lane_for(client) is None
-    for client in (plain, blocking, single, custom):
+    for client in (plain, blocking, single, custom, parsed):
         client.close()
 
 
@@ -45,8 +47,11 @@ def test_replies_and_error_replies_are_those_of_execute_command(
     lane = lane_for(redis_client)
     assert lane is not None
     key = key_prefix + "k"
-    assert lane.execute("SET", key, "v") == redis_client.execute_command("SET", key + "2", "v")
-    assert lane.execute("GET", key) == b"v"
+    redis_client.set(key, "v")
+    script = "return {KEYS[1], ARGV[1], 7, redis.call('GET', KEYS[1])}"
+    sha = redis_client.script_load(script)
+    for command in (("EVALSHA", sha, 1, key, "é"), ("GET", key), ("ECHO", b"\x00\xff")):
+        assert lane.execute(*command) == redis_client.execute_command(*command)
     with pytest.raises(redis.ResponseError):
         lane.execute("INCR", key)  # not an integer
     with pytest.raises(redis.exceptions.NoScriptError):
@@ -166,3 +171,4 @@ def test_under_gevent_the_check_uses_the_systems_poll() -> None:
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": str(root)}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd=root, timeout=60)
+
