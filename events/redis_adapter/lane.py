@@ -4,11 +4,12 @@ Why: redis-py's ``execute_command`` checks a connection out of its pool and back
 on every call -- the deprecation wrapper around ``get_connection`` inspects its
 arguments, ``getpid`` runs twice, a lock is taken twice, the in-use set changes, the
 socket is read without blocking (its timeout set and reset), a release event is
-dispatched. ``python -m bench.lane_bench`` (1 client, 9 interleaved rounds, this
-2-core VM, 2026-12): a PING costs 36 µs through ``execute_command`` and 24 µs on the
-lane; ``RedisEventStore.append`` of one event 108 µs and 78 µs (the median paired
-round saves 20 µs: more than the PING's 12, because on this VM an idle CPU wakes the
-more slowly the longer it idled, so every µs between round trips costs extra).
+dispatched. ``python -m bench.lane_bench`` (1 client, 9 interleaved rounds, the
+2-core bench VM, 2026-12, lightly loaded): a PING costs 36 µs through
+``execute_command`` and 24 µs on the lane; ``RedisEventStore.append`` of one event
+108 µs and 78 µs (under heavier load 52 -> 31 and 157 -> 126). An append gains more
+than a PING because the client's work between round trips is paid again in slower
+wake-ups and colder caches on this VM.
 
 :class:`Lane` keeps up to :data:`LANE_SIZE` of the pool's connections on a free list
 of its own and runs commands on them directly, with the guarantees of

@@ -23,6 +23,11 @@ successful append's ``(game, version)`` to the projection feed (``events.redis_a
 inside the same script -- atomic with the append, and no second round trip. On a
 cluster the shard stream lives in another slot, so there the caller publishes
 after the append (``events.redis_adapter.feed.publish``).
+
+Connections: on a plain ``redis.Redis`` the ``APPEND`` script runs on a lane of
+connections kept between calls (``events.redis_adapter.lane``: same replies, errors
+and retries as ``execute_command``, without the pool's checkout and release -- a fifth
+to a quarter of a one-event append's time on the bench machine: ``bench/lane_bench.py``).
 """
 
 from __future__ import annotations
@@ -88,7 +93,8 @@ class RedisEventStore(RedisEventReader):
         self._idempotency_ttl_s = idempotency_ttl_s
         self._clock = clock
         self._registry = registry or default_registry()
-        # The hot path: its own lane of connections (None on a cluster: see the module).
+        # The hot path runs on a lane of kept connections (none on a cluster, or with
+        # a pool it does not suit: events.redis_adapter.lane.lane_for).
         self._append = Script(client, APPEND, lane_for(client))
         self._save_snapshot = Script(client, SAVE_SNAPSHOT)
         # game id -> its commitment key (seal 2), built once per game and process: a
