@@ -4,7 +4,8 @@ Each script is registered once per store as a :class:`Script`: it runs with
 EVALSHA and is loaded again on NOSCRIPT (after a restart, a failover or SCRIPT
 FLUSH). redis-py's ``register_script`` does the same, but costs a few
 microseconds more per call, which shows on the append hot path (so does its
-``evalsha`` wrapper: :class:`Script` calls ``execute_command`` itself).
+``evalsha`` wrapper: :class:`Script` calls ``execute_command`` itself -- or, for the
+append, runs on a lane of kept connections: ``events.redis_adapter.lane``).
 
 Every key a script touches is passed in KEYS -- all carry the game's hash tag, so
 the scripts run unchanged on Redis Cluster; the one exception, ``APPEND``'s
@@ -21,23 +22,31 @@ from typing import Any
 
 from redis.exceptions import NoScriptError
 
+from events.redis_adapter.lane import Lane
+
 
 class Script:
-    """A Lua script bound to a client (``redis.Redis`` or ``RedisCluster``)."""
+    """A Lua script bound to a client (``redis.Redis`` or ``RedisCluster``).
 
-    def __init__(self, client: Any, source: str) -> None:
+    With a ``lane`` (``events.redis_adapter.lane``) the script runs on the lane's kept
+    connections instead of through ``execute_command`` -- the same command, replies
+    and errors, without the pool's checkout and release on every call.
+    """
+
+    def __init__(self, client: Any, source: str, lane: Lane | None = None) -> None:
         self._client = client
         self.source = source
         self.sha = hashlib.sha1(source.encode()).hexdigest()
+        self._run = client.execute_command if lane is None else lane.execute
 
     def __call__(self, keys: list[str], args: list[Any]) -> Any:
         """Run the script on ``keys`` with ``args``; raises what the script raises."""
         try:
-            return self._client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+            return self._run("EVALSHA", self.sha, len(keys), *keys, *args)
         except NoScriptError:
             # On a cluster SCRIPT LOAD goes to every primary, so any slot finds it.
             self._client.script_load(self.source)
-            return self._client.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+            return self._run("EVALSHA", self.sha, len(keys), *keys, *args)
 
 
 APPEND = """
@@ -113,6 +122,12 @@ if head_hash ~= ARGV[2] then
 end
 -- The stream is never trimmed, so its length equals the head version. A mismatch
 -- means someone edited the keys by hand; an XADD would then fail half-way.
+-- Why XLEN and not just the XADD's own check (an id <= the stream's top is refused):
+-- that catches a stream longer than the head, not a shorter one -- XDEL and XTRIM
+-- keep the stream's last id, so after a deleted entry XADD <version+1>-0 succeeds and
+-- leaves a gap. XLEN costs about 0.3 µs of the script's ~10 (2026-12, Redis 6.2);
+-- dropping it and trimming the rest of this path measured within the noise of the
+-- one-event append bench, so the check stays.
 local length = redis.call('XLEN', KEYS[2])
 if length ~= version then
   return {'corrupt', version, length}
