@@ -57,10 +57,9 @@ ERROR_PAUSE_S = 0.5
 IDLE_EXIT_S = 10.0
 """The reader ends after this long without waiters (the next waiter starts a new one)."""
 
-LINGER_S = 1.0
-"""Seconds a stream whose waiters were just woken stays in the hub's ``XREAD``, at the
-version delivered: a woken waiter re-registers there as soon as it has sent its events,
-and finds itself covered by the ``XREAD`` already running (no wake-up round trip)."""
+REGROUP_S = 0.002
+"""Seconds the reader waits after waking waiters before its next XREAD (see ``_run``):
+at most this much delay for an event, against a round trip per re-registered waiter."""
 
 WAKE_TTL_S = 3_600
 """The wake stream expires this long after its last wake-up (a hub that died leaves none)."""
@@ -102,8 +101,6 @@ class StreamHub:
         # No XREAD running (the reader is between two, or idle): a new waiter needs no
         # wake-up, the reader names it in its next XREAD.
         self._between = True
-        # key -> (version delivered, monotonic deadline): see LINGER_S.
-        self._lingering: dict[bytes, tuple[int, float]] = {}
         self._work = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -169,7 +166,6 @@ class StreamHub:
         while True:
             with self._lock:
                 streams = {key: min(w.after for w in ws) for key, ws in self._waiters.items()}
-                self._linger(streams)
                 self._inflight = streams
                 self._woken = False
                 self._between = not streams
@@ -192,19 +188,11 @@ class StreamHub:
                 self._wake_all()
                 time.sleep(ERROR_PAUSE_S)
                 continue
-            self._deliver(_entries(reply))
-
-    def _linger(self, streams: dict[bytes, int]) -> None:
-        """Add the streams whose waiters were woken lately to the next XREAD (``streams``,
-        key -> version), at the version delivered; forget those past their time. Under
-        the lock. A lingering stream that gets an entry before its waiters are back
-        wakes the XREAD for nobody once, and lingers no more (see ``_deliver``)."""
-        now = time.monotonic()
-        for key, (version, until) in list(self._lingering.items()):
-            if until < now:
-                del self._lingering[key]
-            elif key not in streams:
-                streams[key] = version
+            if self._deliver(_entries(reply)):
+                # The woken waiters send their events and most wait again at once: give
+                # them a moment to do so before the next XREAD, so that it names them
+                # (each one that came after it started would cost a wake-up round trip).
+                time.sleep(REGROUP_S)
 
     def _deliver(self, read: Iterable[tuple[bytes, list[Entry]]]) -> bool:
         """Wake the waiters the XREAD answered, each with its entries; True if it woke any."""
@@ -217,9 +205,6 @@ class StreamHub:
                     continue
                 waiters = self._waiters.get(key)
                 if not waiters:
-                    # Read for lingering only: nobody to hand it to. Named again, it would
-                    # answer at once, round after round, until a waiter came back.
-                    self._lingering.pop(key, None)
                     continue
                 versions = [int(entry_id.split(b"-", 1)[0]) for entry_id, _ in entries]
                 # Woken waiters leave the list now, so that the next XREAD names the
@@ -241,7 +226,6 @@ class StreamHub:
                     self._waiters[key] = still
                 else:
                     del self._waiters[key]
-                self._lingering[key] = (versions[-1], time.monotonic() + LINGER_S)
         return woke
 
     def _wake_all(self) -> None:
