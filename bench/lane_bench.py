@@ -17,9 +17,7 @@ deleted afterwards.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
-import uuid
 from collections.abc import Callable
 
 import redis
@@ -27,7 +25,7 @@ import redis
 from bench.store_bench import WriteBench, redis_cpu, sample_batches, spread, split_singles
 from events.redis_adapter.lane import lane_for
 from events.redis_adapter.scripts import APPEND, Script
-from events.redis_adapter.server import RedisServer
+from bench.redis_target import redis_target
 
 
 def timed(client: redis.Redis, calls: int, fn: Callable[[], None]) -> tuple[float, float]:
@@ -45,43 +43,39 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9, help="interleaved rounds")
     parser.add_argument("--events", type=int, default=2000, help="appends per round and side")
     args = parser.parse_args()
-    server = None if args.redis_url else RedisServer().start()
-    client = redis.Redis.from_url(args.redis_url or server.url)  # type: ignore[union-attr]
-    prefix = f"bench:{uuid.uuid4().hex[:8]}:"
+    with redis_target(args.redis_url) as (client, _url, prefix):
+        run(client, prefix, args)
+
+
+def run(client: redis.Redis, prefix: str, args: argparse.Namespace) -> None:
+    """The interleaved rounds and their report (see the module)."""
     singles = split_singles(sample_batches(args.events))[: args.events]
     lane = lane_for(client)
     ping_lane = lane_for(client)
     assert lane is not None and ping_lane is not None
     results: dict[str, list[tuple[float, float]]] = {}
-    try:
-        for round_number in range(args.rounds):
-            for name, script_lane in (("execute_command", None), ("lane", lane)):
-                bench = WriteBench(client, f"{prefix}{round_number}:", singles, 1)
-                bench.store._append = Script(client, APPEND, script_lane)
-                results.setdefault(f"append via {name}", []).append(
-                    timed(client, bench.events, lambda: bench.ours(0))
-                )
-            pings = (("execute_command", client.execute_command), ("lane", ping_lane.execute))
-            for name, run in pings:
-                results.setdefault(f"PING via {name}", []).append(
-                    timed(client, args.events, lambda: [run("PING") for _ in range(args.events)])
-                )
-        print(f"median (min-max) of {args.rounds} rounds, 1 client")
-        for name, values in results.items():
-            print(
-                f"{name:<26} {spread([v[0] for v in values])} µs/call, "
-                f"CPU {spread([v[1] for v in values])} µs/call"
+    for round_number in range(args.rounds):
+        for name, script_lane in (("execute_command", None), ("lane", lane)):
+            bench = WriteBench(client, f"{prefix}{round_number}:", singles, 1)
+            bench.store._append = Script(client, APPEND, script_lane)
+            results.setdefault(f"append via {name}", []).append(
+                timed(client, bench.events, lambda: bench.ours(0))
             )
-        for what in ("append", "PING"):
-            pairs = zip(results[f"{what} via execute_command"], results[f"{what} via lane"])
-            gains = [slow[0] - fast[0] for slow, fast in pairs]
-            print(f"{what}: the lane saves {spread(gains)} µs/call (median of paired rounds)")
-    finally:
-        for key in client.scan_iter(match=prefix + "*", count=1000):
-            client.unlink(key)
-        client.close()
-        if server is not None:
-            server.close()
+        pings = (("execute_command", client.execute_command), ("lane", ping_lane.execute))
+        for name, call in pings:
+            results.setdefault(f"PING via {name}", []).append(
+                timed(client, args.events, lambda: [call("PING") for _ in range(args.events)])
+            )
+    print(f"median (min-max) of {args.rounds} rounds, 1 client")
+    for name, values in results.items():
+        print(
+            f"{name:<26} {spread([v[0] for v in values])} µs/call, "
+            f"CPU {spread([v[1] for v in values])} µs/call"
+        )
+    for what in ("append", "PING"):
+        pairs = zip(results[f"{what} via execute_command"], results[f"{what} via lane"])
+        gains = [slow[0] - fast[0] for slow, fast in pairs]
+        print(f"{what}: the lane saves {spread(gains)} µs/call (median of paired rounds)")
 
 
 if __name__ == "__main__":

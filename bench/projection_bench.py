@@ -39,7 +39,7 @@ from events.model.port import GameRef
 from events.projections import ReadModels, Updater, rebuild
 from events.projections.model import fold
 from events.model.redaction import ADMIN
-from events.redis_adapter.server import RedisServer
+from bench.redis_target import redis_target
 from events.redis_adapter.store import RedisEventStore
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve")
@@ -144,19 +144,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="finished games to write")
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (best counts)")
     args = parser.parse_args()
-    server = None if args.redis_url else RedisServer().start()
-    url = args.redis_url or server.url  # type: ignore[union-attr]
-    client = redis.Redis.from_url(url)
-    prefix = f"bench:{uuid.uuid4().hex[:8]}:"
-    try:
+    with redis_target(args.redis_url) as (client, url, prefix):
         print(f"redis {client.info('server')['redis_version']} at {url}")
         measure(client, prefix, args.games, args.rounds)
-    finally:
-        for key in client.scan_iter(match=prefix + "*", count=1000):
-            client.unlink(key)
-        client.close()
-        if server is not None:
-            server.close()
 
 
 if __name__ == "__main__":

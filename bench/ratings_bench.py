@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import random
 import time
-import uuid
 from collections.abc import Callable
 
 import redis
 
 from events.projections.rating_outcome import RatedOutcome
 from events.projections.ratings import Ratings
-from events.redis_adapter.server import RedisServer
+from bench.redis_target import fresh_prefix as new_prefix, redis_target
 
 GAME = "schlitzohr"
 START_US = 1_790_000_000_000_000
@@ -63,7 +62,7 @@ PREFIXES: list[str] = []
 
 
 def fresh_prefix() -> str:
-    PREFIXES.append(f"bench:{uuid.uuid4().hex[:8]}:")
+    PREFIXES.append(new_prefix())
     return PREFIXES[-1]
 
 
@@ -97,19 +96,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--players", type=int, default=200, help="accounts in the pool")
     args = parser.parse_args()
-    server = None if args.redis_url else RedisServer().start()
-    url = args.redis_url or server.url  # type: ignore[union-attr]
-    client = redis.Redis.from_url(url)
-    try:
+    with redis_target(args.redis_url, extra_prefixes=PREFIXES) as (client, url, _prefix):
         print(f"redis {client.info('server')['redis_version']} at {url}")
         measure(client, args.games, args.players)
-    finally:
-        for prefix in PREFIXES:
-            for key in client.scan_iter(match=prefix + "*", count=1000):
-                client.unlink(key)
-        client.close()
-        if server is not None:
-            server.close()
 
 
 if __name__ == "__main__":

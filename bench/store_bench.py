@@ -46,6 +46,7 @@ from events.model import defaults, records
 from events.model.envelope import SYSTEM, seat_actor
 from events.model.port import GameRef
 from events.model.redaction import ADMIN
+from bench.redis_target import redis_target
 from events.redis_adapter.server import RedisServer
 from pathlib import Path
 from events.redis_adapter.store import RedisEventStore
@@ -269,11 +270,7 @@ def main() -> None:
     parser.add_argument("--durable-rounds", type=int, default=3, help="paired durable rounds")
     parser.add_argument("--disk", help="directory on the disk to fsync to (default: the temp dir)")
     args = parser.parse_args()
-    server = None if args.redis_url else RedisServer(binary=args.redis_server).start()
-    url = args.redis_url or server.url  # type: ignore[union-attr]
-    client = redis.Redis.from_url(url, max_connections=64)
-    prefix = f"bench:{uuid.uuid4().hex[:8]}:"
-    try:
+    with redis_target(args.redis_url, args.redis_server, max_connections=64) as (client, url, prefix):
         print(f"redis {client.info('server')['redis_version']} at {url}; median (min-max) of {args.rounds} rounds")
         batches = sample_batches(args.events)
         print(f"{sum(map(len, batches))} events in {len(batches)} command batches")
@@ -281,12 +278,6 @@ def main() -> None:
         bench_reads(client, prefix, batches, args.rounds * 4)
         if not args.no_durability:
             bench_durability(batches, args)
-    finally:
-        for key in client.scan_iter(match=prefix + "*", count=1000):
-            client.unlink(key)
-        client.close()
-        if server is not None:
-            server.close()
 
 
 if __name__ == "__main__":
