@@ -30,15 +30,12 @@ import asyncio
 import os
 import resource
 import signal
-import socket
-import statistics
 import subprocess
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import requests
 
