@@ -25,8 +25,9 @@ until its game moves on. The hub hands over the entries its own read found, whic
 store decodes and redacts (``RedisEventReader.envelopes_of``): a live event costs the
 stream no read of its own. Its finished flag then comes from the events themselves (a
 ``GameEnded`` streamed so far, or the head read at the start), so an event is still
-shown in full only if the game had ended by the end of its batch. Without it, each open stream holds a Redis connection blocked
-in ``XREAD BLOCK`` (a Redis Cluster, unit tests). Under gevent workers (the default,
+shown in full only if the game had ended by the end of its batch. Without ``wait``,
+each open stream holds a Redis connection blocked in ``XREAD BLOCK`` (a Redis Cluster,
+unit tests). Under gevent workers (the default,
 ``service.runner.server``) a parked stream costs no worker thread either.
 """
 
@@ -114,6 +115,7 @@ def event_stream(
         if not batch:
             yield ": heartbeat\n\n"
             continue
+        ended = ended or any(e.type == GAME_ENDED for e in batch)
         # Only a full batch may leave more behind; after a shorter one the hub says
         # when there is more (it reads from ``after``), which spares an empty read per batch.
         read = len(batch) >= BATCH
