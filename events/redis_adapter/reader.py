@@ -204,19 +204,14 @@ class RedisEventReader:
 
     def envelopes_of(self, entries: Sequence[Entry]) -> list[Envelope]:
         """Stream entries someone else read from this store's streams (the HTTP layer's
-        stream hub), decoded and upcast like every read here -- not yet redacted:
-        pass them through :meth:`redacted` before anyone sees them. Entries may come
-        from a client that decodes responses (``str`` field names) or not (``bytes``)."""
+        stream hub), decoded and upcast like every read here -- not yet redacted: pass
+        them through ``events.redis_adapter.decode.redact_all`` before anyone sees them.
+        Entries may come from a client that decodes responses (``str`` field names) or
+        not (``bytes``)."""
         if not entries:
             return []
         field = "e" if "e" in entries[0][1] else b"e"
         return decode(entries, field, self._upcasters)
-
-    @staticmethod
-    def redacted(envelopes: Sequence[Envelope], viewer: Viewer, finished: bool) -> list[Envelope]:
-        """``envelopes`` as ``viewer`` may see them (``finished``: the game had ended by the
-        last of them): the redaction of every read here."""
-        return redact_all(envelopes, viewer, finished)
 
     def verify(self, game_id: str) -> int:
         """See :meth:`events.model.port.EventStore.verify`: checks every stored event (as

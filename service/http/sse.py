@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Iterator
 from events.model.envelope import Envelope
 from events.model.records import GAME_ENDED
 from events.model.redaction import Viewer
+from events.redis_adapter.decode import redact_all
 from events.redis_adapter.reader import RedisEventReader
 from service.http.waits import Entry
 
@@ -60,13 +61,17 @@ FINAL_EVENT = "SeedRevealed"
 
 def _handed_over(
     store: RedisEventReader, entries: list[Entry], viewer: Viewer, ended: bool
-) -> tuple[list[Envelope], bool]:
-    """Entries the hub read, as ``viewer`` may see them, and whether the game has ended
-    by their last one: a ``GameEnded`` among them ends it (as the head read after them
-    would say), so the batch holding it is shown in full like any after the end."""
+) -> list[Envelope]:
+    """Entries the hub read, as ``viewer`` may see them; ``ended``: whether the game had
+    ended by the last event sent. A ``GameEnded`` among them ends it too (as the head
+    read after them would say), so the batch holding it is shown in full like any after
+    the end."""
     envelopes = store.envelopes_of(entries)
-    ended = ended or any(e.type == GAME_ENDED for e in envelopes)
-    return store.redacted(envelopes, viewer, ended), ended
+    return redact_all(envelopes, viewer, ended or _ends(envelopes))
+
+
+def _ends(batch: list[Envelope]) -> bool:
+    return any(e.type == GAME_ENDED for e in batch)
 
 
 def format_event(envelope: Envelope) -> str:
@@ -111,11 +116,11 @@ def event_stream(
                 if read:
                     continue
                 if delivered:
-                    batch, ended = _handed_over(store, delivered, viewer, ended)
+                    batch = _handed_over(store, delivered, viewer, ended)
         if not batch:
             yield ": heartbeat\n\n"
             continue
-        ended = ended or any(e.type == GAME_ENDED for e in batch)
+        ended = ended or _ends(batch)
         # Only a full batch may leave more behind; after a shorter one the hub says
         # when there is more (it reads from ``after``), which spares an empty read per batch.
         read = len(batch) >= BATCH
