@@ -33,6 +33,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import math
 import os
 import random
 import statistics
@@ -40,10 +41,12 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
 import redis
 
 from bench.api_bench import BARE_APP, PREFIX, Server, redis_cpu_seconds, server
@@ -58,6 +61,10 @@ PARAMETER_KINDS = frozenset({"move", "place", "inspect"})
 JSON_HEADERS = {"Content-Type": "application/json"}
 STREAMS = True
 """Whether protocol clients keep an event stream open on their game (``--no-streams``)."""
+LEGAL_PATH = "/legal"
+"""What a client reads for its legal commands: the enumerated list (``--legal-form full``,
+the default: what the terminal client and most scripts read) or ``/legal?form=compact``
+(``--legal-form compact``: what the web client reads; a k-of-n pick described once)."""
 
 
 @dataclass
@@ -110,14 +117,34 @@ class Run:
 async def timed(
     tally: Tally, kind: str, conn: Connection, method: str, path: str,
     headers: dict[str, str], body: bytes = b"", ok: tuple[int, ...] = (200, 201),
+    parse: Callable[[bytes], Any] = orjson.loads,
 ) -> Any:
+    """Send one request, count its latency under ``kind``; its answer as ``parse`` reads
+    it (None for an unexpected status, which is recorded)."""
     started = time.perf_counter()
     answer = await conn.request(method, path, headers, body)
     tally.add(kind, time.perf_counter() - started)
     if answer.status not in ok:
         tally.bad.append(f"{method} {path}: {answer.status} {answer.body[:200]!r}")
         return None
-    return json.loads(answer.body) if answer.body else None
+    return parse(answer.body) if answer.body else None
+
+
+def enumerated_commands(body: bytes) -> dict[str, Any]:
+    """An enumerated ``/legal`` answer with its commands left as JSON texts, unparsed.
+
+    Why: the load generator runs every client on one event loop, on the cores the
+    servers use. A full ``/legal`` runs to 8,008 commands (338 KB); parsing it took
+    9-12 ms here (orjson), during which no other client's answer is read -- 32 clients'
+    p99 then measured the generator (its loop lagged up to 231 ms), not the server. A
+    client on its own machine pays that on its own. Our commands are flat objects (no
+    ``{`` inside one) and ``commands`` is the document's last member, so the texts are
+    the pieces between ``},{``; :func:`pick_command` parses the one it picks."""
+    marker = b'"commands":['
+    start = body.index(marker) + len(marker)
+    inner = body[start : body.rindex(b"]")]
+    items = inner[1:-1].split(b"},{") if inner else []
+    return {"commands": items}
 
 
 async def play_games(host: str, port: int, index: int, stop_at: float, tally: Tally) -> None:
@@ -165,10 +192,13 @@ async def play_one(
                     return
                 last_seat = seat
             if PARAMETER_KINDS.intersection(kinds):
-                legal = await timed(tally, "legal", conn, "GET", f"/v1/games/{game_id}/legal", auth)
+                legal = await timed(
+                    tally, "legal", conn, "GET", f"/v1/games/{game_id}{LEGAL_PATH}", auth,
+                    parse=orjson.loads if "compact" in LEGAL_PATH else enumerated_commands,
+                )
                 if legal is None:
                     return
-                command = pick.choice(legal["commands"])
+                command = pick_command(pick, legal["commands"])
             else:
                 command = {"kind": pick.choice(kinds)}
             headers = {**auth, **JSON_HEADERS, "If-Match": f'"{view["version"]}"'}
@@ -182,6 +212,25 @@ async def play_one(
     finally:
         stream.cancel()
         await asyncio.gather(stream, return_exceptions=True)
+
+
+def pick_command(pick: random.Random, commands: list[Any]) -> dict[str, Any]:
+    """One legal command, uniformly at random over the commands the list stands for (so
+    both forms of ``/legal`` play the same games): a compact choice (``engine.choices``)
+    weighs as many commands as it stands for, and is settled by picking its ``count``
+    items of ``from``, sent in ascending order; an unparsed text
+    (:func:`enumerated_commands`) is parsed once picked."""
+    weights = [
+        math.comb(len(c["choose"]["from"]), c["choose"]["count"])
+        if isinstance(c, dict) and "choose" in c else 1
+        for c in commands
+    ]
+    picked = pick.choices(commands, weights)[0]
+    command = dict(orjson.loads(b"{" + picked + b"}") if isinstance(picked, bytes) else picked)
+    spec = command.pop("choose", None)
+    if spec is not None:
+        command[spec["field"]] = sorted(pick.sample(spec["from"], spec["count"]))
+    return command
 
 
 async def post_bare(host: str, port: int, index: int, stop_at: float, tally: Tally) -> None:
@@ -298,6 +347,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--warmup", type=float, default=2.0, help="seconds of warm-up per server")
     add("--workers", type=int, default=default_workers(), help="gunicorn workers per server")
     add("--no-streams", action="store_true", help="protocol clients open no event stream")
+    add("--legal-form", choices=("full", "compact"), default="full",
+        help="the form of /legal protocol clients read (compact: as the web client does)")
     add("--worker-class", choices=tuple(WORKER_CLASSES), default="gevent")
     add("--baseline", help="a source tree (e.g. `git archive main` unpacked) whose API runs "
         "as a third server, interleaved with the others: before/after figures")
@@ -308,8 +359,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    global STREAMS
+    global STREAMS, LEGAL_PATH
     STREAMS = not args.no_streams
+    LEGAL_PATH = "/legal?form=compact" if args.legal_form == "compact" else "/legal"
     aof = {"appendonly": "yes", "appendfsync": "everysec"}
     with (
         tempfile.TemporaryDirectory(prefix="tt-protocol-bench-") as tmp,

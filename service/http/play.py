@@ -17,14 +17,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from flask import Blueprint, Response
 from flask import request as http_request
 
 from engine.table import Table
+from service.app.documents import encode, encode_enumerated
 from service.app.errors import NotFinished
 from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions, waits
 from service.http.problems import Problem
-from service.http.responses import json_response, json_text_response
+from service.http.responses import json_text_response
 
 bp = Blueprint("play", __name__, url_prefix="/v1/games")
 bp.url_value_preprocessor(games.check_game_id)
@@ -59,7 +62,10 @@ def legal(game_id: str) -> Response:
     # No query is the hot path (bots, scripts): the schema only runs when one is given.
     compact = http_request.args and body.query(schemas.LEGAL_QUERY)["form"] == schemas.COMPACT
     seat, table = auth.caller_seat_and_table(game_id)
-    return _conditional(context.queries().legal(game_id, seat, compact=bool(compact), table=table))
+    # Both forms start from the compact list; the enumerated one is expanded as it is
+    # written (documents.encode_enumerated: a k-of-n pick stands for thousands of commands).
+    document = context.queries().legal(game_id, seat, compact=True, table=table)
+    return _conditional(document, encode if compact else encode_enumerated)
 
 
 @bp.post("/<game_id>/commands")
@@ -107,12 +113,15 @@ def _long_poll(game_id: str, seat: int | None, after: int, wait_s: float) -> Non
         hold.slots.release(client)
 
 
-def _conditional(document: dict[str, object]) -> Response:
-    """``document`` with its version's ETag, or 304 if the client has that version."""
+def _conditional(
+    document: dict[str, object], encoder: Callable[[dict[str, object]], str] = encode
+) -> Response:
+    """``document`` (as ``encoder`` writes it) with its version's ETag, or 304 if the
+    client has that version (then nothing is encoded)."""
     version = int(document["version"])  # type: ignore[call-overload]
     headers = versions.version_headers(version)
     if versions.not_modified(version):
         response = Response(status=304)
         response.headers.update(headers)
         return response
-    return json_response(document, headers=headers)
+    return json_text_response(encoder(document), headers=headers)
