@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.protocol_bench [--connections 8 32] [--duration 5]
                                              [--repeats 5] [--workers N]
+                                             [--legal-form full|compact]
 
 One throwaway Redis (AOF ``everysec``, like ``tabletop up``) and two servers started
 exactly as ``tabletop serve`` starts them (gunicorn, ``--worker-class gevent``, the
@@ -14,8 +15,9 @@ Schlitzohr game and takes both seats (``POST /v1/games``, ``POST .../seats``), k
 an event stream (SSE) open on it, and then, turn by turn: reads the view when the
 turn passes to the other seat (what that seat's client does when its stream says
 so), reads ``/legal`` when the kinds it may send need parameters (move, place,
-inspect), and sends the command with ``If-Match``; a finished game is followed by a
-new one. A bare client POSTs the same kind of body to ``/bare`` in a loop.
+inspect; enumerated, or ``?form=compact`` as the web client reads it), and sends the
+command with ``If-Match``; a finished game is followed by a new one. A bare client
+POSTs the same kind of body to ``/bare`` in a loop.
 
 Each repeat runs, for every connection count, one bare and one protocol run back to
 back (their order alternating between repeats), so load from other processes hits
