@@ -63,10 +63,10 @@ PARAMETER_KINDS = frozenset({"move", "place", "inspect"})
 JSON_HEADERS = {"Content-Type": "application/json"}
 STREAMS = True
 """Whether protocol clients keep an event stream open on their game (``--no-streams``)."""
-LEGAL_PATH = "/legal"
-"""What a client reads for its legal commands: the enumerated list (``--legal-form full``,
-the default: what the terminal client and most scripts read) or ``/legal?form=compact``
-(``--legal-form compact``: what the web client reads; a k-of-n pick described once)."""
+LEGAL_COMPACT = False
+"""Whether a client reads ``/legal?form=compact`` (``--legal-form compact``: what the web
+client reads; a k-of-n pick described once) instead of the enumerated ``/legal`` (the
+default: what the terminal client and most scripts read)."""
 
 
 @dataclass
@@ -195,8 +195,9 @@ async def play_one(
                 last_seat = seat
             if PARAMETER_KINDS.intersection(kinds):
                 legal = await timed(
-                    tally, "legal", conn, "GET", f"/v1/games/{game_id}{LEGAL_PATH}", auth,
-                    parse=orjson.loads if "compact" in LEGAL_PATH else enumerated_commands,
+                    tally, "legal", conn, "GET",
+                    f"/v1/games/{game_id}/legal" + ("?form=compact" if LEGAL_COMPACT else ""), auth,
+                    parse=orjson.loads if LEGAL_COMPACT else enumerated_commands,
                 )
                 if legal is None:
                     return
@@ -361,9 +362,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    global STREAMS, LEGAL_PATH
+    global STREAMS, LEGAL_COMPACT
     STREAMS = not args.no_streams
-    LEGAL_PATH = "/legal?form=compact" if args.legal_form == "compact" else "/legal"
+    LEGAL_COMPACT = args.legal_form == "compact"
     aof = {"appendonly": "yes", "appendfsync": "everysec"}
     with (
         tempfile.TemporaryDirectory(prefix="tt-protocol-bench-") as tmp,

@@ -58,12 +58,26 @@ def encode_enumerated(document: Mapping[str, Any]) -> str:
     Why: a k-of-n pick stands for thousands of commands (6 of 16 ears: 8,008 of them,
     338 KB), and a gevent worker answers nobody else while it writes them. As dicts they
     took 7.8 ms to build and encode (21 ms when a garbage collection fell in), as text
-    1.8 ms (``python -m bench.legal_bench``: 4x for every list of 1,000 commands or more)."""
-    shell = encode({**document, "commands": _HOLE})
-    if shell.count(_HOLE_TEXT) != 1:  # cannot happen for our documents; stay exact anyway
-        return encode({**document, "commands": expand(document["commands"])})
+    1.8 ms (``python -m bench.legal_bench``: 4x for every list of 1,000 commands or more).
+    A list without a choice (most positions) is one :func:`encode`, as before."""
+    compact = document["commands"]
+    if not any(CHOOSE in item for item in compact):
+        return encode(document)
+    around = _around(document, "commands")
+    if around is None:  # cannot happen for our documents; stay exact anyway
+        return encode({**document, "commands": expand(compact)})
+    before, after = around
+    return f"{before}[{','.join(_commands_text(compact))}]{after}"
+
+
+def _around(mapping: Mapping[str, Any], key: str) -> tuple[str, str] | None:
+    """The text of ``encode({**mapping, key: ...})`` before and after the value, or None
+    if the marker cannot be told apart (a value of the mapping holds a lone NUL)."""
+    shell = encode({**mapping, key: _HOLE})
+    if shell.count(_HOLE_TEXT) != 1:
+        return None
     before, after = shell.split(_HOLE_TEXT)
-    return f"{before}[{','.join(_commands_text(document['commands']))}]{after}"
+    return before, after
 
 
 def _commands_text(compact: Iterable[Mapping[str, Any]]) -> Iterable[str]:
@@ -75,12 +89,11 @@ def _commands_text(compact: Iterable[Mapping[str, Any]]) -> Iterable[str]:
             yield encode(item)
             continue
         # expand_one builds {**fixed fields, field: picked}: the same text around each pick.
-        fixed = {k: v for k, v in item.items() if k != CHOOSE}
-        shell = encode({**fixed, spec["field"]: _HOLE})
-        if shell.count(_HOLE_TEXT) != 1:
+        around = _around({k: v for k, v in item.items() if k != CHOOSE}, spec["field"])
+        if around is None:
             yield from map(encode, expand([item]))
             continue
-        before, after = shell.split(_HOLE_TEXT)
+        before, after = around
         picks = list(map(",".join, combinations([encode(x) for x in spec["from"]], spec["count"])))
         if picks:
             yield f"{before}[" + f"]{after},{before}[".join(picks) + f"]{after}"

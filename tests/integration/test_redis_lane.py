@@ -23,6 +23,14 @@ def in_use(client: redis.Redis) -> int:
     return len(client.connection_pool._in_use_connections)
 
 
+@pytest.fixture
+def lane(redis_client: redis.Redis) -> Lane:
+    """A lane on the test's plain client (``redis_client`` is the same client)."""
+    made = lane_for(redis_client)
+    assert made is not None
+    return made
+
+
 def test_a_lane_only_for_a_plain_client_on_a_plain_pool(redis_target: TestRedis) -> None:
     plain = redis_target.client()
     assert isinstance(lane_for(plain), Lane)
@@ -42,10 +50,8 @@ def test_a_lane_only_for_a_plain_client_on_a_plain_pool(redis_target: TestRedis)
 
 
 def test_replies_and_error_replies_are_those_of_execute_command(
-    redis_client: redis.Redis, key_prefix: str
+    lane: Lane, redis_client: redis.Redis, key_prefix: str
 ) -> None:
-    lane = lane_for(redis_client)
-    assert lane is not None
     key = key_prefix + "k"
     redis_client.set(key, "v")
     script = "return {KEYS[1], ARGV[1], 7, redis.call('GET', KEYS[1])}"
@@ -62,21 +68,15 @@ def test_replies_and_error_replies_are_those_of_execute_command(
 
 
 def test_a_connection_the_server_closed_is_replaced_before_use(
-    redis_client: redis.Redis, key_prefix: str
+    lane: Lane, redis_client: redis.Redis
 ) -> None:
-    lane = lane_for(redis_client)
-    assert lane is not None
     first = lane.execute("CLIENT", "ID")
     redis_client.client_kill_filter(_id=first)
     assert lane.execute("ECHO", "x") == b"x"
     assert lane.execute("CLIENT", "ID") != first
 
 
-def test_unread_data_on_a_kept_connection_is_never_taken_for_a_reply(
-    redis_client: redis.Redis,
-) -> None:
-    lane = lane_for(redis_client)
-    assert lane is not None
+def test_unread_data_on_a_kept_connection_is_never_taken_for_a_reply(lane: Lane) -> None:
     lane.execute("PING")
     kept = lane._free[0]
     kept.send_command("ECHO", "stale")  # a reply nobody reads
@@ -103,10 +103,8 @@ def test_after_a_failed_call_the_connection_goes_back_to_the_pool(
 
 
 def test_concurrent_calls_each_get_a_connection_of_their_own(
-    redis_client: redis.Redis, key_prefix: str
+    lane: Lane, redis_client: redis.Redis, key_prefix: str
 ) -> None:
-    lane = lane_for(redis_client)
-    assert lane is not None
     key, threads, calls = key_prefix + "n", 8, 200
     barrier = threading.Barrier(threads)
 
@@ -136,9 +134,7 @@ def test_a_dropped_lane_gives_its_connections_back(redis_target: TestRedis) -> N
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
-def test_a_forked_child_never_uses_its_parents_connections(redis_client: redis.Redis) -> None:
-    lane = lane_for(redis_client)
-    assert lane is not None
+def test_a_forked_child_never_uses_its_parents_connections(lane: Lane) -> None:
     parent_id = lane.execute("CLIENT", "ID")
     pid = os.fork()
     if pid == 0:  # the child: a connection of its own, the parent's untouched
