@@ -51,6 +51,7 @@ from typing import Any
 import orjson
 import redis
 
+from bench import phases
 from bench.api_bench import BARE_APP, PREFIX, Server, redis_cpu_seconds, server
 from bench.http_client import Connection
 from events.redis_adapter.server import RedisServer
@@ -353,6 +354,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     add("--legal-form", choices=("full", "compact"), default="full",
         help="the form of /legal protocol clients read (compact: as the web client does)")
     add("--worker-class", choices=tuple(WORKER_CLASSES), default="gevent")
+    add("--phases", action="store_true", help="meter both servers' workers (bench.phases) and "
+        "print CPU per request by kind and phase; the meter costs CPU itself, so this run's "
+        "ratios are not comparable with an unmetered run's")
     add("--baseline", help="a source tree (e.g. `git archive main` unpacked) whose API runs "
         "as a third server, interleaved with the others: before/after figures")
     add("--baseline-env", nargs="*", default=[], metavar="KEY=VALUE",
@@ -383,9 +387,13 @@ def main(argv: list[str] | None = None) -> int:
         pairs: dict[int, list[tuple[Run, Run]]] = {c: [] for c in args.connections}
         before: dict[int, list[Run]] = {c: [] for c in args.connections}
         baseline_env = {**env, **dict(kv.split("=", 1) for kv in args.baseline_env)}
+        phases_dir = Path(tmp) / "phases"
+        if args.phases:  # both servers metered (bench.phases); the baseline is not
+            phases_dir.mkdir()
+            env[phases.DIR_ENV] = str(phases_dir)
         with contextlib.ExitStack() as stack:
-            bare = stack.enter_context(server(env, args, BARE_APP))
-            api = stack.enter_context(server(env, args))
+            bare = stack.enter_context(server(env, args, "bench.phases:bare" if args.phases else BARE_APP))
+            api = stack.enter_context(server(env, args, "bench.phases:api" if args.phases else None))
             old = stack.enter_context(server(baseline_env, args, cwd=args.baseline)) if args.baseline else None
             for target, protocol in ((bare, False), (api, True), (old, True)):
                 if target is not None:
@@ -416,6 +424,8 @@ def main(argv: list[str] | None = None) -> int:
                     for bad in [x for r in runs.values() for x in r.tally.bad][:3]:
                         print("  unexpected:", bad)
         client.close()
+        if args.phases:
+            phases.report(phases_dir)
     report(pairs, args)
     if args.baseline:
         report_baseline(pairs, before, args)
