@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.protocol_bench [--connections 8 32] [--duration 5]
                                              [--repeats 5] [--workers N]
-                                             [--legal-form full|compact]
+                                             [--legal-form full|compact] [--phases]
 
 One throwaway Redis (AOF ``everysec``, like ``tabletop up``) and two servers started
 exactly as ``tabletop serve`` starts them (gunicorn, ``--worker-class gevent``, the
@@ -25,6 +25,10 @@ both alike; ratios are taken per pair and summarised as median (min-max):
 
 - total requests/s, protocol / bare: target >= 0.75;
 - command p99 / bare p99: target <= 1.5x.
+
+With ``--phases`` both servers run metered (``bench.phases``) and the run ends with each
+one's worker CPU per request, by request kind and phase (gunicorn's parse, the app, the
+write, ...): which kind costs what. The meter costs CPU itself; compare within its table.
 
 Exit status 1 if any run had an unexpected answer (its figures would flatter us).
 """
@@ -361,7 +365,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "as a third server, interleaved with the others: before/after figures")
     add("--baseline-env", nargs="*", default=[], metavar="KEY=VALUE",
         help="environment of the baseline API only (e.g. TABLETOP_RATE_LIMIT_PER_MINUTE=0)")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.phases and args.worker_class != "gevent":
+        parser.error("--phases meters gevent workers only (it charges CPU at greenlet switches)")
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:
