@@ -7,8 +7,10 @@ upcasts to the current schema versions (``events.model.upcasting``); none of the
 returns a secret seed or a snapshot.
 
 Works with ``redis.Redis`` and ``redis.cluster.RedisCluster`` clients, RESP2 or
-RESP3, with or without ``decode_responses``. Multi-command reads use a
-non-transactional pipeline over keys of one game, i.e. one slot of a cluster.
+RESP3, with or without ``decode_responses``. A read that needs several commands sends
+them in one round trip: on a plain Redis on the lane of kept connections the store's
+appends use (``events.redis_adapter.lane``, ``Lane.execute_many``), elsewhere as a
+non-transactional pipeline -- over keys of one game, i.e. one slot of a cluster.
 
 Archived games (``events.archive``, ``service.app.archiving``): given an archive, every
 read falls back to it when Redis holds no head for the game -- one miss in Redis, then
@@ -30,6 +32,7 @@ from events.chain.verify import verify
 from events.model.envelope import Envelope
 from events.model.errors import GameNotFound
 from events.redis_adapter.keys import GameKeys, check_prefix
+from events.redis_adapter.lane import lane_for
 from events.model.port import Head, Snapshot
 from events.redis_adapter.decode import Entry, decode, decode_texts, redact_all, stored_dicts
 from events.model.redaction import Viewer, sees_everything
@@ -55,6 +58,9 @@ class RedisEventReader:
         self.archive = archive
         self._prefix = check_prefix(defaults.key_prefix_from_env() if prefix is None else prefix)
         self._upcasters = upcasters or default_upcasters()
+        # Reads and appends share a lane of kept connections where one applies (a
+        # plain Redis: events.redis_adapter.lane.lane_for); elsewhere reads pipeline.
+        self._lane = lane_for(client)
         self._text = bool(client.get_encoder().decode_responses)
         self._field: Any = "e" if self._text else b"e"
         self._keys: dict[str, GameKeys] = {}  # built once per game: ids are validated then
@@ -158,6 +164,13 @@ class RedisEventReader:
 
     def _xrange_and_head(self, keys: GameKeys, start: str, stop: str) -> tuple[list[Any], bool, bool]:
         """Entries, whether the game ended, whether Redis holds its head -- one round trip."""
+        if self._lane is not None:
+            raw, (version, ended) = self._lane.execute_many(
+                ("XRANGE", keys.events, start, stop, "COUNT", defaults.READ_CHUNK),
+                ("HMGET", keys.head, "v", "e"),
+            )
+            entries = [(entry_id, _pairs(fields)) for entry_id, fields in raw]
+            return entries, ended is not None, version is not None
         pipe = self._redis.pipeline(transaction=False)
         pipe.xrange(keys.events, start, stop, count=defaults.READ_CHUNK)
         pipe.hmget(keys.head, "v", "e")
@@ -267,3 +280,8 @@ def _check_version(name: str, value: int) -> None:
 
 def _str(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
+
+
+def _pairs(fields: list[Any]) -> dict[Any, Any]:
+    """A stream entry's flat field list, as the dict redis-py's ``XRANGE`` callback makes."""
+    return dict(zip(fields[::2], fields[1::2]))

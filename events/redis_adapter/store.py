@@ -53,7 +53,6 @@ from events.model.errors import (
     VersionConflict,
 )
 from events.redis_adapter.keys import GameKeys
-from events.redis_adapter.lane import lane_for
 from events.model.port import AppendResult, GameRef, Snapshot
 from events.model.records import GAME_ENDED, SEED_REVEALED, check_creation
 from events.redis_adapter.reader import RedisEventReader
@@ -93,9 +92,9 @@ class RedisEventStore(RedisEventReader):
         self._idempotency_ttl_s = idempotency_ttl_s
         self._clock = clock
         self._registry = registry or default_registry()
-        # The hot path runs on a lane of kept connections (none on a cluster, or with
-        # a pool it does not suit: events.redis_adapter.lane.lane_for).
-        self._append = Script(client, APPEND, lane_for(client))
+        # The hot path runs on the reads' lane of kept connections (none on a cluster,
+        # or with a pool it does not suit: events.redis_adapter.lane.lane_for).
+        self._append = Script(client, APPEND, self._lane)
         self._save_snapshot = Script(client, SAVE_SNAPSHOT)
         # game id -> its commitment key (seal 2), built once per game and process: a
         # seed never changes, so an entry never goes stale. Bounded like the head

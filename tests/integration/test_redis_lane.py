@@ -67,6 +67,57 @@ def test_replies_and_error_replies_are_those_of_execute_command(
     assert lane.execute("ECHO", "after") == b"after"
 
 
+def test_several_commands_in_one_round_trip_reply_as_each_would_alone(
+    lane: Lane, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    stream, head = key_prefix + "s", key_prefix + "h"
+    redis_client.xadd(stream, {"e": "one"}, id="1-0")
+    redis_client.xadd(stream, {"e": "two"}, id="2-0")
+    redis_client.hset(head, "v", 2)
+    commands = [
+        ("XRANGE", stream, "2-0", "+", "COUNT", 100),
+        ("HMGET", head, "v", "e"),
+        ("ECHO", b"\x00\xff"),
+    ]
+    replies = lane.execute_many(*commands)
+    assert replies == [lane.execute(*command) for command in commands]
+    assert replies == [[[b"2-0", [b"e", b"two"]]], [b"2", None], b"\x00\xff"]  # as read
+    assert len(lane._free) == 1  # one connection for all of them
+
+
+def test_an_error_reply_among_several_is_raised_once_all_are_read(
+    lane: Lane, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    key = key_prefix + "k"
+    redis_client.set(key, "v")
+    with pytest.raises(redis.ResponseError):
+        lane.execute_many(("GET", key), ("INCR", key), ("ECHO", "third"))
+    # Every reply was read: the connection stays on the lane, and in sync.
+    assert len(lane._free) == 1
+    assert lane.execute_many(("ECHO", "a"), ("ECHO", "b")) == [b"a", b"b"]
+
+
+def test_several_commands_after_the_server_closed_the_connection(
+    lane: Lane, redis_client: redis.Redis
+) -> None:
+    first = lane.execute("CLIENT", "ID")
+    redis_client.client_kill_filter(_id=first)
+    assert lane.execute_many(("ECHO", "x"), ("CLIENT", "ID"))[1] != first
+
+
+def test_a_timeout_among_several_gives_the_connection_back_to_the_pool(
+    redis_target: TestRedis, key_prefix: str
+) -> None:
+    client = redis_target.client(socket_timeout=0.2)
+    lane = lane_for(client)
+    assert lane is not None
+    with pytest.raises(redis.TimeoutError):
+        lane.execute_many(("ECHO", "first"), ("BLPOP", key_prefix + "empty", 2))
+    assert lane._free == [] and in_use(client) == 0
+    assert lane.execute_many(("ECHO", "x"),) == [b"x"]
+    client.close()
+
+
 def test_a_connection_the_server_closed_is_replaced_before_use(
     lane: Lane, redis_client: redis.Redis
 ) -> None:
@@ -147,11 +198,15 @@ def test_a_forked_child_never_uses_its_parents_connections(lane: Lane) -> None:
     assert lane.execute("CLIENT", "ID") == parent_id
 
 
-def test_the_store_appends_through_a_lane_and_snapshots_without(
+def test_the_store_appends_and_reads_through_one_lane_and_snapshots_without(
     redis_client: redis.Redis, key_prefix: str
 ) -> None:
     store = RedisEventStore(redis_client, prefix=key_prefix)
-    assert isinstance(getattr(store._append._run, "__self__", None), Lane)
+    assert isinstance(store._lane, Lane)
+    assert getattr(store._append._run, "__self__", None) is store._lane
+    redis_client.xadd(store.keys("g1").events, {"e": "{}"}, id="1-0")
+    store._xrange_and_head(store.keys("g1"), "-", "+")
+    assert len(store._lane._free) == 1  # the read ran on the lane
     assert store._save_snapshot._run == redis_client.execute_command
 
 

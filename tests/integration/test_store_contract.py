@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import redis
-from support.counter import counted, counter_game, created, fold
+from support.clock import StepClock
+from support.counter import counted, counter_game, counter_registry, created, fold
+from support.redis import TestRedis, delete_prefix
 
 from engine.model import Event
 from events.model import records
@@ -89,7 +91,7 @@ class StoreContract:
         ref, _ = new_game(s)
         result = s.append(ref, [counted(0, 1), counted(0, 2)], 1, actor=seat_actor(0))
         assert (result.first_version, result.last_version, result.duplicate) == (2, 3, False)
-        ids = [entry_id for entry_id, _ in s._redis.xrange(s.keys(ref.id).events)]
+        ids = [entry_id for entry_id, _ in raw_entries(s, s.keys(ref.id).events)]
         assert ids == [b"1-0", b"2-0", b"3-0"]
         assert [e.version for e in s.read_all(ref.id, ADMIN)] == [1, 2, 3]
         assert [e.version for e in s.read_range(ref.id, ADMIN, 2, 2)] == [2]
@@ -242,7 +244,7 @@ class StoreContract:
             s.append(ref, [counted(n % 2, n)], n, actor=seat_actor(n % 2))
         assert s.verify(ref.id) == 6
         key = s.keys(ref.id).events
-        entries = s._redis.xrange(key)
+        entries = raw_entries(s, key)
         forged = entries[3][1][b"e"].replace(b'"n":3', b'"n":30')
         s._redis.delete(key)  # a stream entry cannot be edited in place: rebuild the stream
         for entry_id, fields in entries:
@@ -269,7 +271,7 @@ class StoreContract:
                 assert e[f"{part}_digest"] == digest
         assert s.verify(ref.id) == 3
         key = s.keys(ref.id).events
-        entries = s._redis.xrange(key)
+        entries = raw_entries(s, key)
         forged = entries[1][1][b"e"].replace(b'"note":"hidden"', b'"note":"guess"')
         s._redis.delete(key)
         for entry_id, fields in entries:
@@ -359,6 +361,14 @@ class StoreContract:
         assert fold(s.read_all(ref.id, ADMIN)) == tuple((n % 3, n) for n in range(20))
 
 
+def raw_entries(s: RedisEventStore, key: str) -> list[tuple[bytes, dict[bytes, bytes]]]:
+    """The stream's entries as bytes, whether or not the store's client decodes replies."""
+    def b(value: Any) -> bytes:
+        return value.encode() if isinstance(value, str) else value
+
+    return [(b(i), {b(k): b(v) for k, v in fields.items()}) for i, fields in s._redis.xrange(key)]
+
+
 @pytest.mark.store
 class TestStoreOnServer(StoreContract):
     """The session's Redis: a throwaway server, or TABLETOP_TEST_REDIS_URL."""
@@ -366,6 +376,19 @@ class TestStoreOnServer(StoreContract):
     @pytest.fixture
     def backend(self, store: RedisEventStore) -> RedisEventStore:
         return store
+
+
+@pytest.mark.store
+class TestStoreOnServerAsText(StoreContract):
+    """The session's Redis through a client that decodes replies to text: the reads on
+    the lane (``events.redis_adapter.lane``) get ``str`` where they otherwise get bytes."""
+
+    @pytest.fixture
+    def backend(self, redis_target: TestRedis, key_prefix: str) -> Iterator[RedisEventStore]:
+        client = redis_target.client(decode_responses=True)
+        yield RedisEventStore(client, prefix=key_prefix, clock=StepClock(), registry=counter_registry())
+        delete_prefix(client, key_prefix)
+        client.close()
 
 
 @pytest.mark.store
