@@ -20,6 +20,12 @@ Entry = tuple[Any, dict[Any, Any]]
 """A stream entry as redis-py returns it: ``(entry id, {field: value})``."""
 
 
+def entry_fields(flat: list[Any]) -> dict[Any, Any]:
+    """A stream entry's fields as Redis sends them (``[field, value, ...]``, a reply read
+    without redis-py's callbacks) as the dict those callbacks make."""
+    return dict(zip(flat[::2], flat[1::2]))
+
+
 def entry_version(entry_id: bytes | str) -> int:
     """The version of a stream entry id ``<version>-0``."""
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id

@@ -34,7 +34,14 @@ from events.model.errors import GameNotFound
 from events.redis_adapter.keys import GameKeys, check_prefix
 from events.redis_adapter.lane import lane_for
 from events.model.port import Head, Snapshot
-from events.redis_adapter.decode import Entry, decode, decode_texts, redact_all, stored_dicts
+from events.redis_adapter.decode import (
+    Entry,
+    decode,
+    decode_texts,
+    entry_fields,
+    redact_all,
+    stored_dicts,
+)
 from events.model.redaction import Viewer, sees_everything
 from events.model.upcasting import Upcasters, default_upcasters
 
@@ -169,7 +176,7 @@ class RedisEventReader:
                 ("XRANGE", keys.events, start, stop, "COUNT", defaults.READ_CHUNK),
                 ("HMGET", keys.head, "v", "e"),
             )
-            entries = [(entry_id, _pairs(fields)) for entry_id, fields in raw]
+            entries = [(entry_id, entry_fields(fields)) for entry_id, fields in raw]
             return entries, ended is not None, version is not None
         pipe = self._redis.pipeline(transaction=False)
         pipe.xrange(keys.events, start, stop, count=defaults.READ_CHUNK)
@@ -280,8 +287,3 @@ def _check_version(name: str, value: int) -> None:
 
 def _str(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
-
-
-def _pairs(fields: list[Any]) -> dict[Any, Any]:
-    """A stream entry's flat field list, as the dict redis-py's ``XRANGE`` callback makes."""
-    return dict(zip(fields[::2], fields[1::2]))

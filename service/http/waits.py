@@ -44,6 +44,8 @@ from typing import Any
 
 import redis
 
+from events.redis_adapter.decode import entry_fields
+from events.redis_adapter.lane import lane_for
 from service.http.problems import Problem
 
 log = logging.getLogger(__name__)
@@ -91,6 +93,8 @@ class StreamHub:
 
     def __init__(self, client: Any, key_of: Callable[[str], str], wake_prefix: str) -> None:
         self._redis = client
+        # Its one blocking XREAD at a time runs on a kept connection (see _read).
+        self._lane = lane_for(client)
         self._key_of = key_of
         self._wake_key = f"{wake_prefix}hub:{uuid.uuid4().hex}".encode()
         self._wake_id = b"0-0"
@@ -180,7 +184,7 @@ class StreamHub:
             request: dict[bytes, bytes] = {key: b"%d-0" % after for key, after in streams.items()}
             request[self._wake_key] = self._wake_id
             try:
-                reply = self._redis.xread(request, count=DELIVER_COUNT, block=HUB_BLOCK_MS)
+                reply = self._read(request)
             except Exception as error:  # Redis down: wake everyone, they read and fail or retry
                 with self._lock:
                     self._between = True
@@ -193,6 +197,22 @@ class StreamHub:
                 # them a moment to do so before the next XREAD, so that it names them
                 # (each one that came after it started would cost a wake-up round trip).
                 time.sleep(REGROUP_S)
+
+    def _read(self, request: dict[bytes, bytes]) -> Any:
+        """XREAD of ``request`` (stream key -> the id to read after), blocking up to
+        :data:`HUB_BLOCK_MS`. On the client's lane where it has one
+        (``events.redis_adapter.lane``: no pool checkout per call, the reply taken as
+        read and shaped here as redis-py's callback would), else through the client."""
+        if self._lane is None:
+            return self._redis.xread(request, count=DELIVER_COUNT, block=HUB_BLOCK_MS)
+        reply = self._lane.execute(
+            "XREAD", "COUNT", DELIVER_COUNT, "BLOCK", HUB_BLOCK_MS,
+            "STREAMS", *request.keys(), *request.values(),
+        )
+        return [
+            [key, [(entry_id, entry_fields(fields)) for entry_id, fields in entries]]
+            for key, entries in reply or ()
+        ]
 
     def _deliver(self, read: Iterable[tuple[bytes, list[Entry]]]) -> bool:
         """Wake the waiters the XREAD answered, each with its entries; True if it woke any."""

@@ -84,6 +84,7 @@ def test_woken_waiters_get_the_entries_after_their_own_version(
     redis_client: redis.Redis, key_prefix: str
 ) -> None:
     hub = make_hub(redis_client, key_prefix)
+    assert hub._lane is not None  # its XREAD runs on a kept connection, replies as read
     append(redis_client, key_prefix, "g", 1)
     append(redis_client, key_prefix, "g", 2)
     # Already there when it waits: the hub's read hands it over at once.
