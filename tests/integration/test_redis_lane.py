@@ -105,19 +105,6 @@ def test_several_commands_after_the_server_closed_the_connection(
     assert lane.execute_many(("ECHO", "x"), ("CLIENT", "ID"))[1] != first
 
 
-def test_a_timeout_among_several_gives_the_connection_back_to_the_pool(
-    redis_target: TestRedis, key_prefix: str
-) -> None:
-    client = redis_target.client(socket_timeout=0.2)
-    lane = lane_for(client)
-    assert lane is not None
-    with pytest.raises(redis.TimeoutError):
-        lane.execute_many(("ECHO", "first"), ("BLPOP", key_prefix + "empty", 2))
-    assert lane._free == [] and in_use(client) == 0
-    assert lane.execute_many(("ECHO", "x"),) == [b"x"]
-    client.close()
-
-
 def test_a_connection_the_server_closed_is_replaced_before_use(
     lane: Lane, redis_client: redis.Redis
 ) -> None:
@@ -145,6 +132,9 @@ def test_after_a_failed_call_the_connection_goes_back_to_the_pool(
     assert lane is not None
     with pytest.raises(redis.TimeoutError):
         lane.execute("BLPOP", key_prefix + "empty", 2)  # the reply comes after the timeout
+    assert lane._free == [] and in_use(client) == 0
+    with pytest.raises(redis.TimeoutError):  # the same among several commands
+        lane.execute_many(("ECHO", "first"), ("BLPOP", key_prefix + "empty", 2))
     assert lane._free == [] and in_use(client) == 0
     with pytest.raises(redis.DataError):
         lane.execute("SET", key_prefix + "k", object())  # cannot be packed: never sent
