@@ -58,6 +58,7 @@ import redis
 from bench import phases
 from bench.api_bench import BARE_APP, PREFIX, Server, redis_cpu_seconds, server
 from bench.http_client import Connection
+from engine.choices import CHOOSE
 from events.redis_adapter.server import RedisServer
 from service.cli.serve import default_workers
 from service.runner.gunicorn import WORKER_CLASSES
@@ -229,13 +230,13 @@ def pick_command(pick: random.Random, commands: list[Any]) -> dict[str, Any]:
     items of ``from``, sent in ascending order; an unparsed text
     (:func:`enumerated_commands`) is parsed once picked."""
     weights = [
-        math.comb(len(c["choose"]["from"]), c["choose"]["count"])
-        if isinstance(c, dict) and "choose" in c else 1
+        math.comb(len(c[CHOOSE]["from"]), c[CHOOSE]["count"])
+        if isinstance(c, dict) and CHOOSE in c else 1
         for c in commands
     ]
     picked = pick.choices(commands, weights)[0]
     command = dict(orjson.loads(b"{" + picked + b"}") if isinstance(picked, bytes) else picked)
-    spec = command.pop("choose", None)
+    spec = command.pop(CHOOSE, None)
     if spec is not None:
         command[spec["field"]] = sorted(pick.sample(spec["from"], spec["count"]))
     return command

@@ -201,18 +201,14 @@ class StreamHub:
     def _read(self, request: dict[bytes, bytes]) -> Any:
         """XREAD of ``request`` (stream key -> the id to read after), blocking up to
         :data:`HUB_BLOCK_MS`. On the client's lane where it has one
-        (``events.redis_adapter.lane``: no pool checkout per call, the reply taken as
-        read and shaped here as redis-py's callback would), else through the client."""
+        (``events.redis_adapter.lane``: no pool checkout per call, the reply as read,
+        which :func:`_entries` shapes), else through the client."""
         if self._lane is None:
             return self._redis.xread(request, count=DELIVER_COUNT, block=HUB_BLOCK_MS)
-        reply = self._lane.execute(
+        return self._lane.execute(
             "XREAD", "COUNT", DELIVER_COUNT, "BLOCK", HUB_BLOCK_MS,
             "STREAMS", *request.keys(), *request.values(),
         )
-        return [
-            [key, [(entry_id, entry_fields(fields)) for entry_id, fields in entries]]
-            for key, entries in reply or ()
-        ]
 
     def _deliver(self, read: Iterable[tuple[bytes, list[Entry]]]) -> bool:
         """Wake the waiters the XREAD answered, each with its entries; True if it woke any."""
@@ -256,8 +252,9 @@ class StreamHub:
 
 
 def _entries(reply: Any) -> Iterator[tuple[bytes, list[Entry]]]:
-    """(stream key, its entries) pairs of an XREAD reply (RESP2 list or RESP3 dict), ids
-    as bytes (the hub's client does not decode responses)."""
+    """(stream key, its entries) pairs of an XREAD reply (RESP2 list or RESP3 dict, as
+    redis-py's callback makes it or as read on a lane, whose entries' fields are flat
+    lists), ids as bytes (the hub's client does not decode responses)."""
     if not reply:
         return
     pairs = reply.items() if isinstance(reply, dict) else reply
@@ -266,7 +263,10 @@ def _entries(reply: Any) -> Iterator[tuple[bytes, list[Entry]]]:
             entries = entries[0]
         if entries:
             key = key if isinstance(key, bytes) else str(key).encode()
-            yield key, [(_as_bytes(entry_id), fields) for entry_id, fields in entries]
+            yield key, [
+                (_as_bytes(entry_id), fields if isinstance(fields, dict) else entry_fields(fields))
+                for entry_id, fields in entries
+            ]
 
 
 def _as_bytes(value: Any) -> bytes:

@@ -6,9 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 import redis
-from support.clock import StepClock
 from support.cluster import LocalCluster, start_cluster
-from support.counter import counter_registry
+from support.counter import counter_store
 from support.redis import delete_prefix, unique_prefix
 
 from events.redis_adapter.store import RedisEventStore
@@ -17,9 +16,7 @@ from events.redis_adapter.store import RedisEventStore
 @pytest.fixture
 def store(redis_client: redis.Redis, key_prefix: str) -> RedisEventStore:
     """A store on the session's Redis, under this test's key prefix, with a step clock."""
-    return RedisEventStore(
-        redis_client, prefix=key_prefix, clock=StepClock(), registry=counter_registry()
-    )
+    return counter_store(redis_client, key_prefix)
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +33,6 @@ def cluster_store(local_cluster: LocalCluster) -> Iterator[RedisEventStore]:
     """A store on the local cluster under a fresh prefix."""
     client = local_cluster.client()
     prefix = unique_prefix()
-    yield RedisEventStore(client, prefix=prefix, clock=StepClock(), registry=counter_registry())
+    yield counter_store(client, prefix)
     delete_prefix(client, prefix)
     client.close()

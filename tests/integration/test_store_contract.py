@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 import redis
-from support.clock import StepClock
-from support.counter import counted, counter_game, counter_registry, created, fold
+from support.counter import counted, counter_game, counter_store, created, fold
 from support.redis import TestRedis, delete_prefix
 
 from engine.model import Event
@@ -386,7 +385,7 @@ class TestStoreOnServerAsText(StoreContract):
     @pytest.fixture
     def backend(self, redis_target: TestRedis, key_prefix: str) -> Iterator[RedisEventStore]:
         client = redis_target.client(decode_responses=True)
-        yield RedisEventStore(client, prefix=key_prefix, clock=StepClock(), registry=counter_registry())
+        yield counter_store(client, key_prefix)
         delete_prefix(client, key_prefix)
         client.close()
 

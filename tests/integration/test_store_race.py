@@ -10,8 +10,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from support.clock import StepClock
-from support.counter import counted, counter_game, counter_registry, created, fold
+from support.counter import counted, counter_game, counter_store, created, fold
 
 from events.model import records
 from events.model.envelope import SYSTEM, seat_actor
@@ -30,9 +29,7 @@ class Writer:
     """One client: its own store (like a separate API process), version and state."""
 
     def __init__(self, store: RedisEventStore, ref: GameRef, seat: int) -> None:
-        self.store = RedisEventStore(
-            store._redis, prefix=store.prefix, clock=StepClock(), registry=counter_registry()
-        )
+        self.store = counter_store(store._redis, store.prefix)
         self.ref, self.seat = ref, seat
         self.version, self.state, self.conflicts = 1, State(), 0
 

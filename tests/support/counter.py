@@ -8,6 +8,7 @@ gap-free, duplicate-free histories are easy to check.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from marshmallow import Schema, fields
 
@@ -15,10 +16,12 @@ from engine.model import Event
 from events.model import records
 from events.model.envelope import Envelope
 from events.model.port import GameRef
+from events.redis_adapter.store import RedisEventStore
 from events.schemas import SchemaRegistry, abluxxen, schlitzohr
 from events.schemas.fields import count_field, seat_field
 from events.schemas.registry import EventType
 from events.schemas.shared import SHARED_TYPES
+from support.clock import StepClock
 
 COUNTER = "counter"
 
@@ -73,3 +76,8 @@ def counter_game(game_id: str) -> GameRef:
 def fold(envelopes: Iterable[Envelope]) -> tuple[tuple[int, int], ...]:
     """The counter state: every ``(seat, n)`` in version order."""
     return tuple((e.data["seat"], e.data["n"]) for e in envelopes if e.type == "Counted")
+
+
+def counter_store(client: Any, prefix: str) -> RedisEventStore:
+    """A store of counter games on ``client`` under ``prefix``, with a step clock."""
+    return RedisEventStore(client, prefix=prefix, clock=StepClock(), registry=counter_registry())
