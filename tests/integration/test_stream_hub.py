@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import random
 import threading
+import time
+from pathlib import Path
 
 import pytest
 import redis
+from support.durable import durable_server
 
+from events.redis_adapter.server import RedisServer
 from service.http.problems import Problem
 from service.http.waits import StreamHub, WaitSlots, hub_for
 
@@ -152,3 +156,29 @@ def test_slots_cap_per_client_and_per_process() -> None:
     slots.release("a")
     slots.acquire("c")
     assert slots.total == 3
+
+
+def test_the_hub_survives_redis_dying_under_its_read(tmp_path: Path) -> None:
+    # Its blocking XREAD runs on a kept connection (a lane): a crash of Redis wakes
+    # every waiter to read for itself, and once Redis is back the hub delivers again.
+    server = durable_server(tmp_path)
+    restarted = None
+    try:
+        client = server.client()
+        hub = make_hub(client, "crash:")
+        append(client, "crash:", "g", 1)
+        got: list[list | None] = []
+        waiter = threading.Thread(target=lambda: got.append(hub.wait_entries("g", 1, GENEROUS_S)))
+        waiter.start()
+        while not hub._inflight:  # its XREAD names the waiter's stream
+            time.sleep(0.01)
+        server.kill()
+        waiter.join(GENEROUS_S)
+        assert got == [[]]  # woken without entries: read for yourself
+        restarted = RedisServer(directory=tmp_path, port=server.port, config=server.config).start()
+        append(client, "crash:", "g", 2)
+        entries = hub.wait_entries("g", 1, GENEROUS_S)
+        assert entries is not None and [entry_id for entry_id, _ in entries] == [b"2-0"]
+        client.close()
+    finally:
+        (restarted or server).close()
