@@ -30,6 +30,7 @@ from service.http import (
     catalogue,
     context,
     cors,
+    direct,
     history,
     lobby,
     metrics,
@@ -50,11 +51,24 @@ from service.settings import Settings
 
 class _App(Flask):
     """Flask, answering ``ensure_sync`` from a memo: Flask asks it for every hook and
-    view on every request, and ``inspect`` is not free on the command hot path."""
+    view on every request, and ``inspect`` is not free on the command hot path. Its
+    dispatch goes through ``direct`` once set (``service.http.direct``): innermost, so
+    every WSGI middleware installed on ``wsgi_app`` (proxy fix, metrics, security
+    headers) wraps both paths."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._sync: dict[Callable[..., Any], Callable[..., Any]] = {}
+        self.direct: direct.DirectPlay | None = None
+
+    def wsgi_app(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        if self.direct is not None:
+            return self.direct(environ, start_response)
+        return super().wsgi_app(environ, start_response)
+
+    def flask_wsgi_app(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        """Flask's own dispatch (what ``direct`` hands everything else to)."""
+        return super().wsgi_app(environ, start_response)
 
     def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
         if type(func) is not FunctionType:  # bound methods are new objects on each access
@@ -95,4 +109,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.register_blueprint(player_stream.bp)
     player_stream.install(app, services)
     app.register_blueprint(ratings.bp)
+    app.direct = direct.DirectPlay(app, app.flask_wsgi_app, services)  # last: sees every hook
     return app

@@ -15,14 +15,19 @@ A malformed header or a token that fits no seat is 401 ``unauthenticated`` with
 from __future__ import annotations
 
 import hmac
+from collections.abc import Mapping, MutableMapping
+from typing import Any
 
 from flask import request
 
 from engine.table import OPEN, Table
 from events.model.redaction import ADMIN, SPECTATOR, Viewer
 from service.accounts.store import Account, is_player_key
+from service.app.application import Application
 from service.app.errors import Forbidden, GameNotFound, NotAPlayer, Unauthenticated
+from service.bootstrap import Services
 from service.http import context
+from service.settings import Settings
 from service.tokens import matches, parse_token
 
 _UNSET = object()
@@ -32,9 +37,13 @@ _TOKEN_KEY = "tabletop.bearer_token"
 
 def bearer_token() -> str | None:
     """The bearer token of the request (None without an Authorization header)."""
-    # Kept in the request's environ (one context-local lookup, not three via ``g``):
-    # handlers ask for it several times per request.
-    environ = request.environ
+    return bearer_token_in(request.environ)
+
+
+def bearer_token_in(environ: MutableMapping[str, Any]) -> str | None:
+    """:func:`bearer_token` of a WSGI ``environ`` (for ``service.http.direct``)."""
+    # Kept in the request's environ (one lookup, not three via ``g``): handlers ask for
+    # it several times per request.
     cached = environ.get(_TOKEN_KEY, _UNSET)
     if cached is not _UNSET:
         return cached  # type: ignore[no-any-return]
@@ -49,9 +58,10 @@ def bearer_token() -> str | None:
     return token
 
 
-def is_admin(token: str | None) -> bool:
-    """Whether ``token`` is the configured admin token (never, if none is configured)."""
-    admin = context.settings().admin_token
+def is_admin(token: str | None, settings: Settings | None = None) -> bool:
+    """Whether ``token`` is the configured admin token (never, if none is configured);
+    ``settings``: the app's (default: the current app's)."""
+    admin = (settings or context.settings()).admin_token
     return bool(admin) and token is not None and hmac.compare_digest(token.encode(), admin.encode())
 
 
@@ -75,18 +85,30 @@ def caller_seat(game_id: str) -> int | None:
 def caller_seat_and_table(game_id: str) -> tuple[int | None, Table | None]:
     """:func:`caller_seat`, with the table at the head it was checked on (None for a
     spectator or the admin): the read then builds its answer from it, one load in all."""
-    token = bearer_token()
-    if token is None or is_admin(token):
+    return caller_seat_and_table_in(request.environ, game_id, context.services())
+
+
+def caller_seat_and_table_in(
+    environ: MutableMapping[str, Any], game_id: str, services: Services
+) -> tuple[int | None, Table | None]:
+    """:func:`caller_seat_and_table` of a WSGI ``environ``, for the app of ``services``."""
+    token = bearer_token_in(environ)
+    if token is None or is_admin(token, services.settings):
         return None, None
-    return context.application().seat_and_table(game_id, token)
+    return services.app.seat_and_table(game_id, token)
 
 
 def required_token() -> str:
     """The caller's seat token, for commands and leaving: 401 without one, 403 for the admin."""
-    token = bearer_token()
+    return required_token_in(request.environ, context.settings())
+
+
+def required_token_in(environ: MutableMapping[str, Any], settings: Settings) -> str:
+    """:func:`required_token` of a WSGI ``environ``, for the app of ``settings``."""
+    token = bearer_token_in(environ)
     if token is None:
         raise Unauthenticated("a seat token is required (Authorization: Bearer <token>)")
-    if is_admin(token):
+    if is_admin(token, settings):
         raise Forbidden("the admin token holds no seat and cannot act in a game")
     return token
 
@@ -125,10 +147,20 @@ def history_viewer(game_id: str) -> Viewer:
 def client_address() -> str:
     """The client's address: the peer, or the one ``trusted_proxies`` reverse proxies
     named (``ProxyFix`` has put it in ``remote_addr`` then)."""
-    return request.remote_addr or "unknown"
+    return _address(request.environ)
+
+
+def _address(environ: Mapping[str, Any]) -> str:
+    return environ.get("REMOTE_ADDR") or "unknown"  # what request.remote_addr reads
 
 
 def rate_limit_bucket() -> str:
+    """:func:`rate_limit_bucket_in` of the current request."""
+    game_id = (request.view_args or {}).get("game_id")
+    return rate_limit_bucket_in(request.environ, game_id, context.services())
+
+
+def rate_limit_bucket_in(environ: Mapping[str, Any], game_id: str | None, services: Services) -> str:
     """The rate-limit bucket of the request, from *verified* identity only:
 
     - ``admin`` for the admin token (compared in constant time);
@@ -143,29 +175,30 @@ def rate_limit_bucket() -> str:
 
     So a made-up or re-spelled token is counted against the client's address, never
     in a fresh bucket of its own. Never raises for a bad header or token: the handler
-    answers 401 for those, after this request was counted."""
-    header = request.environ.get("HTTP_AUTHORIZATION")  # what request.headers would read
+    answers 401 for those, after this request was counted. ``game_id``: the game the
+    URL names (None: none)."""
+    app = services.app
+    header = environ.get("HTTP_AUTHORIZATION")  # what request.headers would read
     if header:
         scheme, _, value = header.strip().partition(" ")
         token = value.strip()
         if scheme.lower() == "bearer" and token:
             settled = _settled.get(token)
-            if settled is not None and (request.view_args or {}).get("game_id") == settled[0]:
-                if _still_held(settled[0], settled[2], token):
+            if settled is not None and game_id == settled[0]:
+                if _still_held(app, settled[0], settled[2], token):
                     return settled[1]
                 _settled.pop(token, None)  # its seat was taken back (SeatTokenReissued)
-            if is_admin(token):
+            if is_admin(token, services.settings):
                 return "admin"
             if is_player_key(token):
                 # Verified only if this process resolved it before (no round trip here);
                 # else the address pays, as for any token not yet checked.
-                accounts = context.application().accounts
-                account = accounts.cached(token) if accounts is not None else None
-                return "ip:" + client_address() if account is None else "player:" + account.account_id
-            seat = _verified_seat(token)
+                account = app.accounts.cached(token) if app.accounts is not None else None
+                return "ip:" + _address(environ) if account is None else "player:" + account.account_id
+            seat = _verified_seat(app, token, game_id)
             if seat is not None:
                 return seat
-    return "ip:" + client_address()
+    return "ip:" + _address(environ)
 
 
 _settled: dict[str, tuple[str, str, int]] = {}
@@ -178,12 +211,11 @@ most ``_SETTLED_KEPT`` of them (then it starts afresh): made-up tokens cannot gr
 _SETTLED_KEPT = 10_000
 
 
-def _verified_seat(token: str) -> str | None:
-    """``seat:<game>:<seat>`` if ``token`` holds its seat of the game the URL names."""
+def _verified_seat(app: Application, token: str, game_id: str | None) -> str | None:
+    """``seat:<game>:<seat>`` if ``token`` holds its seat of ``game_id``, the game the URL names."""
     claim = parse_token(token)
-    if claim is None or (request.view_args or {}).get("game_id") != claim.game_id:
+    if claim is None or game_id != claim.game_id:
         return None
-    app = context.application()
     table = app.tables.cached(claim.game_id)
     if table is not None and _holds(table, claim.seat, token):
         return _bucket(claim.game_id, claim.seat, token, table)
@@ -209,10 +241,10 @@ def _bucket(game_id: str, seat: int, token: str, table: Table) -> str:
     return bucket
 
 
-def _still_held(game_id: str, seat: int, token: str) -> bool:
+def _still_held(app: Application, game_id: str, seat: int, token: str) -> bool:
     """Whether ``token`` still holds ``seat`` on the table this process holds (True when
     it holds none: no round trip for a rate-limit bucket)."""
-    table = context.application().tables.cached(game_id)
+    table = app.tables.cached(game_id)
     return table is None or _holds(table, seat, token)
 
 

@@ -63,6 +63,10 @@ RULE_VIOLATIONS = Counter(
 RATE_LIMITED = Counter("tabletop_rate_limited_total", "Requests refused by the rate limit")
 
 
+ROUTE_KEY = "tabletop.route"
+"""Where ``service.http.direct`` leaves the rule of a request it serves (Flask's request,
+which names the rule otherwise, is never built then)."""
+
 _children: dict[tuple[str, ...], tuple[Any, Any]] = {}
 """(method, route, status) -> (latency, requests) children: ``labels()`` takes a lock and
 builds its key on every call, which shows on the command path. Bounded: routes are URL
@@ -85,7 +89,8 @@ class Timing:
     context-local lookups (``g``, ``request``), were about 3 % of a command's
     instructions (callgrind, ``bench/protocol_bench.py``'s protocol in process); here it
     is one closure. The route label is the matched URL rule, read from the request
-    Flask keeps in the environ while the answer starts ("unmatched" without one)."""
+    Flask keeps in the environ while the answer starts, or from :data:`ROUTE_KEY`
+    ("unmatched" without either)."""
 
     def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
         self.app = app
@@ -94,8 +99,10 @@ class Timing:
         started = time.perf_counter()
 
         def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
-            rule = getattr(environ.get("werkzeug.request"), "url_rule", None)
-            route = rule.rule if rule is not None else "unmatched"
+            route = environ.get(ROUTE_KEY)
+            if route is None:
+                rule = getattr(environ.get("werkzeug.request"), "url_rule", None)
+                route = rule.rule if rule is not None else "unmatched"
             latency, requests = _series(environ["REQUEST_METHOD"], route, status[:3])
             latency.observe(time.perf_counter() - started)
             requests.inc()

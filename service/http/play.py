@@ -17,7 +17,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, MutableMapping
+from typing import Any
 
 from flask import Blueprint, Response
 from flask import request as http_request
@@ -25,9 +26,10 @@ from flask import request as http_request
 from engine.table import Table
 from service.app.documents import encode, encode_enumerated
 from service.app.errors import NotFinished
+from service.bootstrap import Services
 from service.http import auth, body, context, games, metrics, ratelimit, schemas, versions, waits
 from service.http.problems import Problem
-from service.http.responses import json_text_response
+from service.http.responses import Answer, json_answer, not_modified_answer, to_response
 
 bp = Blueprint("play", __name__, url_prefix="/v1/games")
 bp.url_value_preprocessor(games.check_game_id)
@@ -35,9 +37,9 @@ bp.url_value_preprocessor(games.check_game_id)
 
 @bp.get("/<game_id>")
 def view(game_id: str) -> Response:
-    # No query is the hot path (a client reading its view): the schema only runs when
-    # one is given (it has no defaults, so an empty query loads as {}).
-    query = body.query(schemas.VIEW_QUERY) if http_request.args else {}
+    if not http_request.args:  # the hot path (a client reading its view), as direct serves it
+        return to_response(view_answer(http_request.environ, game_id, context.services()))
+    query = body.query(schemas.VIEW_QUERY)
     seat, table = auth.caller_seat_and_table(game_id)
     if "seat" in query:
         seat = _finished_seat(game_id, query["seat"], table)
@@ -54,33 +56,56 @@ def view(game_id: str) -> Response:
         if wait > 0 and document["version"] <= after:
             _long_poll(game_id, seat, after, wait)
             document = context.queries().view(game_id, seat)
-    return _conditional(document)
+    return to_response(_conditional(http_request.environ, document))
 
 
 @bp.get("/<game_id>/legal")
 def legal(game_id: str) -> Response:
     # No query is the hot path (bots, scripts): the schema only runs when one is given.
-    compact = http_request.args and body.query(schemas.LEGAL_QUERY)["form"] == schemas.COMPACT
-    seat, table = auth.caller_seat_and_table(game_id)
-    # Both forms start from the compact list; the enumerated one is expanded as it is
-    # written (documents.encode_enumerated: a k-of-n pick stands for thousands of commands).
-    document = context.queries().legal(game_id, seat, compact=True, table=table)
-    return _conditional(document, encode if compact else encode_enumerated)
+    compact = bool(http_request.args) and body.query(schemas.LEGAL_QUERY)["form"] == schemas.COMPACT
+    return to_response(legal_answer(http_request.environ, game_id, context.services(), compact))
 
 
 @bp.post("/<game_id>/commands")
 def submit(game_id: str) -> Response:
     body.no_query()
-    token = auth.required_token()
-    request = body.json_body(schemas.SUBMIT)
-    expected = versions.expected_version(request["expected_version"])
-    key = versions.idempotency_key()
-    outcome = context.application().submit_outcome(game_id, token, request["command"], expected, key)
+    return to_response(command_answer(http_request.environ, game_id, context.services()))
+
+
+# -- the three answers a client asks for all game long, for the routes above and for
+# -- ``service.http.direct`` (which serves them without Flask's request machinery).
+
+
+def view_answer(environ: MutableMapping[str, Any], game_id: str, services: Services) -> Answer:
+    """The caller's current view (a request without a query): ETag, or 304."""
+    seat, table = auth.caller_seat_and_table_in(environ, game_id, services)
+    document = services.app.queries.view(game_id, seat, table=table)
+    return _conditional(environ, document)
+
+
+def legal_answer(
+    environ: MutableMapping[str, Any], game_id: str, services: Services, compact: bool
+) -> Answer:
+    """The caller's legal commands, ``compact`` or enumerated: ETag, or 304."""
+    seat, table = auth.caller_seat_and_table_in(environ, game_id, services)
+    # Both forms start from the compact list; the enumerated one is expanded as it is
+    # written (documents.encode_enumerated: a k-of-n pick stands for thousands of commands).
+    document = services.app.queries.legal(game_id, seat, compact=True, table=table)
+    return _conditional(environ, document, encode if compact else encode_enumerated)
+
+
+def command_answer(environ: MutableMapping[str, Any], game_id: str, services: Services) -> Answer:
+    """Decide and append the body's command (a request without a query): its outcome."""
+    token = auth.required_token_in(environ, services.settings)
+    request = body.json_body_in(environ, schemas.SUBMIT, services.settings.max_body_bytes)
+    expected = versions.expected_version_in(environ, request["expected_version"])
+    key = versions.idempotency_key_in(environ)
+    outcome = services.app.submit_outcome(game_id, token, request["command"], expected, key)
     document = outcome.document
     metrics.count_command(document["view"]["game"])
     # The outcome's one encoding (sorted keys: a retry's answer, rebuilt from the stored
     # events, is then the very same bytes; see service.app.retries).
-    return json_text_response(outcome.text, headers=versions.version_headers(document["version"]))
+    return json_answer(outcome.text, versions.version_headers(document["version"]))
 
 
 def _finished_seat(game_id: str, seat: int, table: Table | None) -> int:
@@ -114,14 +139,14 @@ def _long_poll(game_id: str, seat: int | None, after: int, wait_s: float) -> Non
 
 
 def _conditional(
-    document: dict[str, object], encoder: Callable[[dict[str, object]], str] = encode
-) -> Response:
+    environ: Mapping[str, Any],
+    document: dict[str, object],
+    encoder: Callable[[dict[str, object]], str] = encode,
+) -> Answer:
     """``document`` (as ``encoder`` writes it) with its version's ETag, or 304 if the
     client has that version (then nothing is encoded)."""
     version = int(document["version"])  # type: ignore[call-overload]
     headers = versions.version_headers(version)
-    if versions.not_modified(version):
-        response = Response(status=304)
-        response.headers.update(headers)
-        return response
-    return json_text_response(encoder(document), headers=headers)
+    if versions.not_modified_in(environ, version):
+        return not_modified_answer(headers)
+    return json_answer(encoder(document), headers)

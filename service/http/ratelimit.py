@@ -40,7 +40,7 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,7 +48,8 @@ from flask import Flask, current_app, request
 from redis.exceptions import OutOfMemoryError
 
 from events.redis_adapter.keys import prefixed
-from service.http import auth, metrics
+from service.bootstrap import Services
+from service.http import auth, context, metrics
 from service.http.problems import Problem
 from service.settings import Settings
 
@@ -224,11 +225,28 @@ def _checker(limiter: RateLimiter) -> Callable[[], None]:
     def check() -> None:
         if limiter.per_minute <= 0 or request.path.startswith(EXEMPT_PREFIXES):
             return  # off: not even the bucket (a token check) is computed
-        wait = limiter.hit(auth.rate_limit_bucket())
-        if wait is not None:
-            raise _refuse("rate_limited", f"more than {limiter.per_minute} requests per minute", wait)
+        game_id = (request.view_args or {}).get("game_id")
+        enforce_general(limiter, request.environ, game_id, context.services())
 
     return check
+
+
+def enforce_general(
+    limiter: RateLimiter, environ: Mapping[str, Any], game_id: str | None, services: Services
+) -> None:
+    """Count one request (WSGI ``environ``, naming ``game_id``) against the general limit
+    ``limiter``: 429 ``rate_limited`` with ``Retry-After`` past it. The probes'
+    exemption is the caller's to apply."""
+    if limiter.per_minute <= 0:
+        return  # off: not even the bucket (a token check) is computed
+    wait = limiter.hit(auth.rate_limit_bucket_in(environ, game_id, services))
+    if wait is not None:
+        raise _refuse("rate_limited", f"more than {limiter.per_minute} requests per minute", wait)
+
+
+def general(app: Flask) -> RateLimiter:
+    """The general limiter :func:`register` gave ``app``."""
+    return app.extensions[EXTENSION][""]  # type: ignore[no-any-return]
 
 
 def register(app: Flask, limits: dict[str, RateLimiter]) -> None:

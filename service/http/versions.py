@@ -9,8 +9,11 @@ matters too, so these responses also say ``Vary: Authorization``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from flask import request
+from werkzeug.http import parse_etags
 
 from events.model.defaults import MAX_IDEMPOTENCY_KEY
 from service.http.problems import Problem
@@ -31,7 +34,12 @@ def version_headers(version: int) -> dict[str, str]:
 
 def if_match_version() -> int | None:
     """The version named by ``If-Match`` (None if absent); 400 unless one strong ETag."""
-    header = request.headers.get("If-Match")
+    return if_match_in(request.environ)
+
+
+def if_match_in(environ: Mapping[str, Any]) -> int | None:
+    """:func:`if_match_version` of a WSGI ``environ`` (for ``service.http.direct``)."""
+    header = environ.get("HTTP_IF_MATCH")
     if header is None:
         return None
     found = _STRONG_ETAG.fullmatch(header.strip())
@@ -45,7 +53,12 @@ def if_match_version() -> int | None:
 def expected_version(body_version: int | None) -> int | None:
     """The version a command acted on: ``If-Match`` or the body's ``expected_version``
     (both given and different: 400 ``version_mismatch``; neither: None)."""
-    header_version = if_match_version()
+    return expected_version_in(request.environ, body_version)
+
+
+def expected_version_in(environ: Mapping[str, Any], body_version: int | None) -> int | None:
+    """:func:`expected_version` of a WSGI ``environ``."""
+    header_version = if_match_in(environ)
     if header_version is not None and body_version is not None and header_version != body_version:
         raise Problem(
             400, "version_mismatch", "If-Match and expected_version name different versions"
@@ -55,9 +68,15 @@ def expected_version(body_version: int | None) -> int | None:
 
 def not_modified(version: int) -> bool:
     """Whether ``If-None-Match`` already names ``version`` (weak comparison, RFC 9110)."""
-    if "HTTP_IF_NONE_MATCH" not in request.environ:
+    return not_modified_in(request.environ, version)
+
+
+def not_modified_in(environ: Mapping[str, Any], version: int) -> bool:
+    """:func:`not_modified` of a WSGI ``environ`` (Werkzeug's parser, as Flask's request uses)."""
+    header = environ.get("HTTP_IF_NONE_MATCH")
+    if header is None:
         return False  # the usual case: skip parsing an absent header into an ETags object
-    return request.if_none_match.contains_weak(str(version))
+    return parse_etags(header).contains_weak(str(version))
 
 
 def if_none_match_version() -> int | None:
@@ -70,7 +89,12 @@ def if_none_match_version() -> int | None:
 
 def idempotency_key() -> str | None:
     """The ``Idempotency-Key`` header: None if absent, 400 unless 1..200 printable ASCII characters."""
-    key = request.headers.get("Idempotency-Key")
+    return idempotency_key_in(request.environ)
+
+
+def idempotency_key_in(environ: Mapping[str, Any]) -> str | None:
+    """:func:`idempotency_key` of a WSGI ``environ``."""
+    key = environ.get("HTTP_IDEMPOTENCY_KEY")
     if key is None:
         return None
     if not 0 < len(key) <= MAX_IDEMPOTENCY_KEY or not _PRINTABLE_ASCII.fullmatch(key):
