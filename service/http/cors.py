@@ -17,6 +17,9 @@ With origins configured (comma-separated, exact ``scheme://host[:port]``; no ``*
   (:data:`EXPOSE_HEADERS`: the headers a client reads beyond the CORS-safelisted ones).
 - Every answer carries ``Vary: Origin``: what a cache stores for one origin must not be
   served to another.
+- The play requests ``service.http.direct`` serves without Flask are served there only
+  when they carry no ``Origin`` (it adds the ``Vary: Origin`` this hook would); one
+  with an ``Origin`` goes through Flask and this hook.
 - A disallowed origin, or no ``Origin`` at all, gets no CORS header; its preflight falls
   through to the app (Flask's automatic ``OPTIONS``), so the browser refuses the call.
 - No credentials mode (``Access-Control-Allow-Credentials`` is never sent): the API
