@@ -1,9 +1,9 @@
 """Decoding stored stream entries into envelopes, upcast and redacted.
 
 This is the hot path of every replay, so it trusts the stored shape (the write
-path validated it) and does per event only: one ``json.loads``, a set lookup to
-see whether the type has upcasters, one envelope construction, and -- for viewers
-who may not see everything -- one redaction.
+path validated it) and does per event only: one JSON parse (:func:`loads`), a set
+lookup to see whether the type has upcasters, one envelope construction, and -- for
+viewers who may not see everything -- one redaction.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+import orjson
 
 from events.model.envelope import Envelope
 from events.model.redaction import Viewer, redact, sees_everything
@@ -32,15 +34,29 @@ def entry_version(entry_id: bytes | str) -> int:
     return int(text.partition("-")[0])
 
 
+def loads(text: str | bytes) -> Any:
+    """The JSON value of a stored text: orjson's parse, the standard library's for what
+    orjson refuses (an integer past 64 bits, which no engine writes but an imported
+    history might hold) -- the same value either way.
+
+    Why orjson: an event stream decodes every event it sends, and a read every event
+    after the table it holds; a stored event (550 bytes) took 14.8 µs with ``json.loads``
+    and 3.9 µs with orjson here (``docs/operations.md``, *Sixth round*)."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
+
+
 def decode(entries: Iterable[Entry], field: Any, upcasters: Upcasters) -> list[Envelope]:
     """Envelopes of ``entries`` at the current schema versions (not yet redacted)."""
-    loads, upcast, from_stored = json.loads, upcasters.upcast, Envelope.from_stored
+    upcast, from_stored = upcasters.upcast, Envelope.from_stored
     return [from_stored(upcast(loads(fields[field]))) for _, fields in entries]
 
 
 def decode_texts(texts: Iterable[str | bytes], upcasters: Upcasters) -> list[Envelope]:
     """:func:`decode` for stored texts without their stream entries."""
-    loads, upcast, from_stored = json.loads, upcasters.upcast, Envelope.from_stored
+    upcast, from_stored = upcasters.upcast, Envelope.from_stored
     return [from_stored(upcast(loads(text))) for text in texts]
 
 

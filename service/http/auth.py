@@ -154,13 +154,7 @@ def _address(environ: Mapping[str, Any]) -> str:
     return environ.get("REMOTE_ADDR") or "unknown"  # what request.remote_addr reads
 
 
-def rate_limit_bucket() -> str:
-    """:func:`rate_limit_bucket_in` of the current request."""
-    game_id = (request.view_args or {}).get("game_id")
-    return rate_limit_bucket_in(request.environ, game_id, context.services())
-
-
-def rate_limit_bucket_in(environ: Mapping[str, Any], game_id: str | None, services: Services) -> str:
+def rate_limit_bucket(environ: Mapping[str, Any], game_id: str | None, services: Services) -> str:
     """The rate-limit bucket of the request, from *verified* identity only:
 
     - ``admin`` for the admin token (compared in constant time);

@@ -191,7 +191,7 @@ def json_body(schema: Schema) -> dict[str, Any]:
 def json_body_in(environ: Mapping[str, Any], schema: Schema, limit: int) -> dict[str, Any]:
     """:func:`json_body` of a WSGI ``environ`` with a body cap of ``limit`` bytes (for
     ``service.http.direct``)."""
-    if not is_json_mimetype(mimetype_in(environ)):
+    if not is_json_mimetype(mimetype_of(environ)):
         raise Problem(415, "unsupported_media_type", "send the body as application/json")
     raw = _body_bytes(environ, limit)
     try:
@@ -206,7 +206,7 @@ def json_body_in(environ: Mapping[str, Any], schema: Schema, limit: int) -> dict
         ) from None
 
 
-def mimetype_in(environ: Mapping[str, Any]) -> str:
+def mimetype_of(environ: Mapping[str, Any]) -> str:
     """The media type of the body, parameters stripped, lower case: what Werkzeug's
     ``Request.mimetype`` reads (its parser, skipped for the usual plain JSON type)."""
     content_type = environ.get("CONTENT_TYPE", "")

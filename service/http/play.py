@@ -98,8 +98,8 @@ def command_answer(environ: MutableMapping[str, Any], game_id: str, services: Se
     """Decide and append the body's command (a request without a query): its outcome."""
     token = auth.required_token_in(environ, services.settings)
     request = body.json_body_in(environ, schemas.SUBMIT, services.settings.max_body_bytes)
-    expected = versions.expected_version_in(environ, request["expected_version"])
-    key = versions.idempotency_key_in(environ)
+    expected = versions.expected_version(environ, request["expected_version"])
+    key = versions.idempotency_key(environ)
     outcome = services.app.submit_outcome(game_id, token, request["command"], expected, key)
     document = outcome.document
     metrics.count_command(document["view"]["game"])
@@ -147,6 +147,6 @@ def _conditional(
     client has that version (then nothing is encoded)."""
     version = int(document["version"])  # type: ignore[call-overload]
     headers = versions.version_headers(version)
-    if versions.not_modified_in(environ, version):
+    if versions.not_modified(environ, version):
         return not_modified_answer(headers)
     return json_answer(encoder(document), headers)

@@ -239,7 +239,7 @@ def enforce_general(
     exemption is the caller's to apply."""
     if limiter.per_minute <= 0:
         return  # off: not even the bucket (a token check) is computed
-    wait = limiter.hit(auth.rate_limit_bucket_in(environ, game_id, services))
+    wait = limiter.hit(auth.rate_limit_bucket(environ, game_id, services))
     if wait is not None:
         raise _refuse("rate_limited", f"more than {limiter.per_minute} requests per minute", wait)
 

@@ -33,7 +33,6 @@ unit tests). Under gevent workers (the default,
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterable, Iterator
 
@@ -42,6 +41,7 @@ from events.model.records import GAME_ENDED
 from events.model.redaction import Viewer
 from events.redis_adapter.decode import redact_all
 from events.redis_adapter.reader import RedisEventReader
+from service.app.documents import encode
 from service.http.waits import Entry
 
 Wait = Callable[[str, int, float], "list[Entry] | None"]
@@ -75,8 +75,10 @@ def _ends(batch: list[Envelope]) -> bool:
 
 
 def format_event(envelope: Envelope) -> str:
-    """One SSE message for ``envelope`` (JSON never contains a raw newline)."""
-    data = json.dumps(envelope.to_json(), separators=(",", ":"))
+    """One SSE message for ``envelope``: its JSON as every answer is written
+    (``service.app.documents.encode``: compact, UTF-8 as is), which never holds a raw
+    newline."""
+    data = encode(envelope.to_json())
     return f"id: {envelope.version}\nevent: {envelope.type}\ndata: {data}\n\n"
 
 

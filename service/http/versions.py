@@ -32,13 +32,9 @@ def version_headers(version: int) -> dict[str, str]:
     return {"ETag": etag(version), "Vary": "Authorization", "Cache-Control": "private, no-cache"}
 
 
-def if_match_version() -> int | None:
-    """The version named by ``If-Match`` (None if absent); 400 unless one strong ETag."""
-    return if_match_in(request.environ)
-
-
-def if_match_in(environ: Mapping[str, Any]) -> int | None:
-    """:func:`if_match_version` of a WSGI ``environ`` (for ``service.http.direct``)."""
+def if_match_version(environ: Mapping[str, Any]) -> int | None:
+    """The version named by ``If-Match`` in the WSGI ``environ`` (None if absent); 400
+    unless one strong ETag."""
     header = environ.get("HTTP_IF_MATCH")
     if header is None:
         return None
@@ -50,15 +46,10 @@ def if_match_in(environ: Mapping[str, Any]) -> int | None:
     return int(found.group(1))
 
 
-def expected_version(body_version: int | None) -> int | None:
+def expected_version(environ: Mapping[str, Any], body_version: int | None) -> int | None:
     """The version a command acted on: ``If-Match`` or the body's ``expected_version``
     (both given and different: 400 ``version_mismatch``; neither: None)."""
-    return expected_version_in(request.environ, body_version)
-
-
-def expected_version_in(environ: Mapping[str, Any], body_version: int | None) -> int | None:
-    """:func:`expected_version` of a WSGI ``environ``."""
-    header_version = if_match_in(environ)
+    header_version = if_match_version(environ)
     if header_version is not None and body_version is not None and header_version != body_version:
         raise Problem(
             400, "version_mismatch", "If-Match and expected_version name different versions"
@@ -66,13 +57,9 @@ def expected_version_in(environ: Mapping[str, Any], body_version: int | None) ->
     return header_version if header_version is not None else body_version
 
 
-def not_modified(version: int) -> bool:
-    """Whether ``If-None-Match`` already names ``version`` (weak comparison, RFC 9110)."""
-    return not_modified_in(request.environ, version)
-
-
-def not_modified_in(environ: Mapping[str, Any], version: int) -> bool:
-    """:func:`not_modified` of a WSGI ``environ`` (Werkzeug's parser, as Flask's request uses)."""
+def not_modified(environ: Mapping[str, Any], version: int) -> bool:
+    """Whether ``If-None-Match`` already names ``version`` (weak comparison, RFC 9110;
+    Werkzeug's parser, as Flask's request uses)."""
     header = environ.get("HTTP_IF_NONE_MATCH")
     if header is None:
         return False  # the usual case: skip parsing an absent header into an ETags object
@@ -87,13 +74,8 @@ def if_none_match_version() -> int | None:
     return int(found.group(1)) if found else None
 
 
-def idempotency_key() -> str | None:
+def idempotency_key(environ: Mapping[str, Any]) -> str | None:
     """The ``Idempotency-Key`` header: None if absent, 400 unless 1..200 printable ASCII characters."""
-    return idempotency_key_in(request.environ)
-
-
-def idempotency_key_in(environ: Mapping[str, Any]) -> str | None:
-    """:func:`idempotency_key` of a WSGI ``environ``."""
     key = environ.get("HTTP_IDEMPOTENCY_KEY")
     if key is None:
         return None
