@@ -6,6 +6,7 @@ alone; and how the pages are served (CSP, allow-list, no token in any URL)."""
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import requests
@@ -203,6 +204,31 @@ def test_the_pages_are_served_with_a_strict_policy(web_server: LiveServer) -> No
     # The API keeps its own strict policy.
     api = requests.get(web_server.url + "/v1/catalogue", timeout=10)
     assert api.headers["Content-Security-Policy"] == "default-src 'none'; frame-ancestors 'none'"
+
+
+def test_a_join_answered_after_the_spectator_reload_still_shows_the_seat(page: Any) -> None:
+    """The page's stream (still a spectator's) reports the seat being taken, and the page
+    reloads the game at that version as a spectator, before the join's own answer
+    arrives: the reload with the new token finds the same version, and the page must
+    still redraw as the seat's (it once kept showing "watching" -- a race the fast
+    read path made common)."""
+    create_game(page, "abluxxen", [None, None], join=False)
+    page.locator(".who").filter(has_text="watching").wait_for()
+    before = version(page)
+
+    def late(route: Any) -> None:
+        answer = route.fetch()  # the seat is taken now; the answer is held back
+        for _ in range(100):  # until the page reloaded the new version as a spectator
+            if version(page) > before:
+                break
+            time.sleep(0.05)
+        assert version(page) > before
+        route.fulfill(response=answer)
+
+    page.route(re.compile(r".*/v1/games/[^/]+/seats$"), late)
+    page.locator("#join-name").fill("ada")
+    page.locator("#join-game").click()
+    page.locator(".who").filter(has_text="You play seat 0 (ada)").wait_for(timeout=10_000)
 
 
 def test_two_people_join_one_game_from_the_game_page_and_the_lobby_list(

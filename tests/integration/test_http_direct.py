@@ -199,3 +199,26 @@ def test_with_cors_on_the_answers_are_the_same(cors_app: Flask) -> None:
         status, headers, _ = both.same("POST", f"/v1/games/{game_id}/commands",
                                        json={"command": {"kind": "roll"}}, headers=bearer(tokens[0], **extra))
         assert status == 428 and "Origin" in dict(headers)["Vary"]
+
+
+@pytest.mark.parametrize(
+    ("failure", "status"), [(RuntimeError("boom"), 500), (redis.ConnectionError("down"), 503)]
+)
+def test_failures_inside_the_answer_are_answered_by_flask(
+    both: Both, game: tuple[str, list[str]], http_services: Any, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture, failure: Exception, status: int,
+) -> None:
+    """A bug or a store outage while answering: Flask's handler answers it (the same
+    problem document both ways) and an unexpected one is logged with its traceback."""
+    game_id, tokens = game
+
+    def fails(*args: Any, **kwargs: Any) -> Any:
+        raise failure
+
+    monkeypatch.setattr(http_services.app.queries, "view", fails)
+    caplog.clear()
+    got, _, body = both.same("GET", f"/v1/games/{game_id}", headers=bearer(tokens[0]))
+    assert got == status and b"problems/" in body
+    if status == 500:
+        logged = [r for r in caplog.records if r.exc_info and r.exc_info[1] is failure]
+        assert len(logged) == 2  # once per path, each with the exception that caused it

@@ -136,7 +136,9 @@ export function showGame(root, gameId) {
   }
 
   function drawnKey() {
-    return view ? `${view.version}|${legal ? legal.version : '-'}|${refusal}|${busy}` : '';
+    // Who we are is part of it: a join answered after a spectator's reload of the same
+    // version must still redraw the page as that seat's.
+    return view ? `${view.version}|${view.you}|${legal ? legal.version : '-'}|${refusal}|${busy}` : '';
   }
 
   async function send(command) {
