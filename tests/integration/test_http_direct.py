@@ -12,12 +12,12 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import redis
 from flask import Flask
-from support.http_games import create_game, seat_everyone
+from support.http_games import FlaskApi, create_game, seat_everyone
 from support.http_setup import app_settings, make_app
 from support.redis import TestRedis
 
-import redis
 from service.http import direct
 from service.http.metrics import REQUESTS, ROUTE_KEY
 
@@ -57,8 +57,6 @@ def both(http_app: Flask) -> Both:
 
 @pytest.fixture
 def game(both: Both) -> tuple[str, list[str]]:
-    from support.http_games import FlaskApi
-
     api = FlaskApi(both.client)
     game_id = create_game(api, "schlitzohr", 2)
     return game_id, seat_everyone(api, game_id, 2)
@@ -188,8 +186,6 @@ def cors_app(redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str
 
 def test_with_cors_on_the_answers_are_the_same(cors_app: Flask) -> None:
     both = Both(cors_app)
-    from support.http_games import FlaskApi
-
     api = FlaskApi(both.client)
     game_id = create_game(api, "schlitzohr", 2)
     tokens = seat_everyone(api, game_id, 2)
