@@ -43,16 +43,12 @@ from typing import Any
 from flask import Flask
 from werkzeug.http import HTTP_STATUS_CODES
 
-from service.app.errors import GameNotFound
 from service.bootstrap import Services
-from service.http import cors, metrics, play, ratelimit
+from service.http import cors, games, metrics, play, ratelimit
 from service.http.responses import Answer
 
 _PATH = re.compile(r"/v1/games/([A-Za-z0-9_-]+)(/legal|/commands)?")
 """The three paths, with an ASCII id (anything else, Werkzeug decodes: Flask's)."""
-
-_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
-"""What ``service.http.games.check_game_id`` accepts (404 ``game_not_found`` otherwise)."""
 
 _ROUTES: dict[tuple[str, str | None], str] = {
     ("GET", None): "/v1/games/<game_id>",
@@ -129,8 +125,7 @@ class DirectPlay:
 
     def _answer(self, environ: dict[str, Any], game_id: str, suffix: str | None) -> Answer:
         """The checks Flask's hooks make (in their order), then the shared answer."""
-        if not _GAME_ID.fullmatch(game_id):
-            raise GameNotFound("no game has this id")
+        games.check_game_id(None, {"game_id": game_id})  # the play blueprint's own check
         ratelimit.enforce_general(self.limiter, environ, game_id, self.services)
         if suffix is None:
             return play.view_answer(environ, game_id, self.services)
