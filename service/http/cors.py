@@ -81,6 +81,13 @@ def parse_origins(raw: str) -> frozenset[str]:
     return frozenset(origins)
 
 
+def without_origin(headers: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``headers`` as :meth:`Cors.add_headers` leaves them for a request that carries no
+    ``Origin``: only ``Vary`` gains ``Origin`` (for ``service.http.direct``, which serves
+    such requests without Flask; the play answers always carry a ``Vary``)."""
+    return [(name, value + ", Origin" if name == "Vary" else value) for name, value in headers]
+
+
 class Cors:
     """The CORS policy of one app (see the module docstring)."""
 

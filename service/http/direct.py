@@ -100,9 +100,7 @@ class DirectPlay:
             answer = self._answer(environ, game_id, suffix)
         except Exception as error:  # every failure is answered by Flask's own handlers
             return self._flask_error(environ, start_response, error)
-        headers = answer.headers
-        if self.cors_on:  # what the CORS hook adds to an answer to a request without Origin
-            headers = [(n, v + ", Origin" if n == "Vary" else v) for n, v in headers]
+        headers = cors.without_origin(answer.headers) if self.cors_on else answer.headers
         start_response(f"{answer.status} {HTTP_STATUS_CODES[answer.status].upper()}", headers)
         return [answer.body]
 

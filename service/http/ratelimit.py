@@ -223,8 +223,8 @@ def _checker(limiter: RateLimiter) -> Callable[[], None]:
     up in the app per request: this runs before every request)."""
 
     def check() -> None:
-        if limiter.per_minute <= 0 or request.path.startswith(EXEMPT_PREFIXES):
-            return  # off: not even the bucket (a token check) is computed
+        if request.path.startswith(EXEMPT_PREFIXES):
+            return
         game_id = (request.view_args or {}).get("game_id")
         enforce_general(limiter, request.environ, game_id, context.services())
 
