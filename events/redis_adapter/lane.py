@@ -56,6 +56,8 @@ from redis.connection import AbstractConnection, BlockingConnectionPool, Connect
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
+from events.redis_adapter import multiplex
+
 LANE_SIZE = 16
 """Connections a lane keeps between calls, at most (one per concurrent call; more go
 back to the pool). Idle, they stay open and out of the pool."""
@@ -67,9 +69,14 @@ class Lane:
     """Runs commands on connections of one client's pool, kept between calls (see the
     module for why, the gain and the guarantees). Thread-safe; one per store."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, blocking: bool = False) -> None:
+        """``blocking``: its calls may block (the stream hub's ``XREAD BLOCK``), so they
+        never share a connection (:mod:`events.redis_adapter.multiplex`)."""
         self._pool: ConnectionPool = client.connection_pool
         self._free: list[AbstractConnection] = []
+        # Decided at the first call, in the process that makes it (an API worker patches
+        # gevent in after the fork): None for kept connections of one's own.
+        self._shared: multiplex.Multiplexer | None | bool = False if blocking else True
         self._poll = _unpatched_poll()
         # The finaliser holds the pool and the list, not the lane: dropping the lane
         # (with its store) gives its idle connections back to the pool.
@@ -81,6 +88,12 @@ class Lane:
 
         For commands without a response callback (EVALSHA: :func:`lane_for` checks):
         the reply is returned as read, as ``execute_command`` returns it for those."""
+        shared = self._multiplexer()
+        if shared is not None:
+            (reply,) = shared.execute((args,))
+            if isinstance(reply, ResponseError):
+                raise reply
+            return reply
         conn = self._checkout()
         try:
             packed = conn.pack_command(*args)
@@ -105,20 +118,32 @@ class Lane:
         reply is read before an error reply is raised (the first one), so the connection
         stays clean; otherwise raises what :meth:`execute` raises. Retried under the
         connection's policy as a whole, so for commands that may run twice (reads)."""
-        conn = self._checkout()
-        try:
-            packed = conn.pack_commands(commands)
-            replies = conn.retry.call_with_retry(
-                lambda: _round_trips(conn, packed, len(commands)), lambda _: conn.disconnect()
-            )
-        except BaseException:
-            self._pool.release(conn)
-            raise
-        self._keep(conn)
+        shared = self._multiplexer()
+        if shared is not None:
+            replies = shared.execute(commands)
+        else:
+            conn = self._checkout()
+            try:
+                packed = conn.pack_commands(commands)
+                replies = conn.retry.call_with_retry(
+                    lambda: _round_trips(conn, packed, len(commands)), lambda _: conn.disconnect()
+                )
+            except BaseException:
+                self._pool.release(conn)
+                raise
+            self._keep(conn)
         for reply in replies:
             if isinstance(reply, ResponseError):
                 raise reply
         return replies
+
+    def _multiplexer(self) -> multiplex.Multiplexer | None:
+        """The process's shared connection, under gevent workers (see
+        :mod:`events.redis_adapter.multiplex`); None: connections of one's own."""
+        shared = self._shared
+        if shared is True:
+            shared = self._shared = multiplex.Multiplexer(self._pool) if multiplex.available() else None
+        return shared or None
 
     def _checkout(self) -> AbstractConnection:
         """A kept connection that passed the checkout check, else one from the pool."""
@@ -154,8 +179,9 @@ class Lane:
             self._pool.release(conn)
 
 
-def lane_for(client: Any) -> Lane | None:
-    """A :class:`Lane` for ``client``, or None where it does not apply (see the module)."""
+def lane_for(client: Any, blocking: bool = False) -> Lane | None:
+    """A :class:`Lane` for ``client``, or None where it does not apply (see the module).
+    ``blocking``: for calls that may block (never multiplexed)."""
     if type(client) is not redis.Redis or client.connection is not None:
         return None
     if client.response_callbacks.get("EVALSHA") is not None:
@@ -168,7 +194,7 @@ def lane_for(client: Any) -> Lane | None:
     kwargs = pool.connection_kwargs
     if kwargs.get("credential_provider") is not None or kwargs.get("protocol") in (3, "3"):
         return None
-    return Lane(client)
+    return Lane(client, blocking)
 
 
 def _unpatched_poll() -> Any:
@@ -211,6 +237,8 @@ def _forget_in_child() -> None:
     # the finalisers give nothing of the parent's to the child's pool.
     for lane in list(_LANES):
         lane._free.clear()
+        if isinstance(lane._shared, multiplex.Multiplexer):
+            lane._shared.forget()
 
 
 os.register_at_fork(after_in_child=_forget_in_child)

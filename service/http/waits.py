@@ -94,7 +94,7 @@ class StreamHub:
     def __init__(self, client: Any, key_of: Callable[[str], str], wake_prefix: str) -> None:
         self._redis = client
         # Its one blocking XREAD at a time runs on a kept connection (see _read).
-        self._lane = lane_for(client)
+        self._lane = lane_for(client, blocking=True)  # XREAD BLOCK: never multiplexed
         self._key_of = key_of
         self._wake_key = f"{wake_prefix}hub:{uuid.uuid4().hex}".encode()
         self._wake_id = b"0-0"
