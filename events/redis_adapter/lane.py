@@ -41,6 +41,10 @@ against its bound while idle), no single-connection client, no client-side cache
 credential provider (redis-py hooks those into checkout and release), not RESP3 (whose
 push messages may arrive unasked). Otherwise it returns None and callers use
 ``execute_command`` (reads: a pipeline).
+
+Under gevent workers a lane's calls share one connection instead
+(``events.redis_adapter.multiplex``: calls of one loop turn go out in one write), but
+for a lane built with ``blocking=True`` (the stream hub's ``XREAD BLOCK``).
 """
 
 from __future__ import annotations
