@@ -6,7 +6,7 @@ the rest of a view. Under gevent workers several requests of one process reach t
 Redis call within the same turn of the event loop. :class:`Multiplexer` queues their
 commands and writes them with one ``send``, one greenlet reads the replies (often
 several per ``recv``) and hands each caller its own: fewer system calls and wake-ups
-in the worker and in Redis alike (``python -m bench.lane_bench --greenlets 8``, and
+in the worker and in Redis alike (``python -m bench.multiplex_bench``, and
 ``bench.protocol_bench``; figures in ``docs/operations.md``, *Seventh round*). With
 one caller at a time it costs about what a kept connection costs.
 
