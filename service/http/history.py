@@ -48,6 +48,16 @@ def stream(game_id: str) -> Response:
     hold = waits.current()
     client = waits.client_key(game_id, viewer)
     hold.slots.acquire(client)  # 429 / 503 over a cap, before the stream starts
+    # Followed before the stream's first read (service.http.live's guarantees).
+    following = hold.live.subscription(game_id) if hold.live is not None else None
+
+    def release() -> None:
+        try:
+            if following is not None:
+                following.close()
+        finally:
+            hold.slots.release(client)
+
     try:
         text = sse.event_stream(
             context.services().store,
@@ -56,12 +66,12 @@ def stream(game_id: str) -> Response:
             after,
             settings.sse_max_s,
             settings.sse_heartbeat_s,
-            wait=hold.hub.wait_entries if hold.hub is not None else None,
+            wait=following.wait_entries if following is not None else None,
         )
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        stream_body = waits.Held(text, lambda: hold.slots.release(client))
+        stream_body = waits.Held(text, release)
     except BaseException:
-        hold.slots.release(client)
+        release()
         raise
     return Response(stream_body, mimetype="text/event-stream", headers=headers)
 

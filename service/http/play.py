@@ -123,17 +123,20 @@ def _finished_seat(game_id: str, seat: int, table: Table | None) -> int:
 
 
 def _long_poll(game_id: str, seat: int | None, after: int, wait_s: float) -> None:
-    """Wait up to ``wait_s`` for a version after ``after``: parked on the process's stream
-    hub (no Redis connection, no worker thread under gevent), counted against the
+    """Wait up to ``wait_s`` for a version after ``after``: parked on the process's live
+    hub (no Redis connection, no worker thread under gevent; one read of the head once
+    the game is followed), counted against the
     caller's wait slots (429 ``too_many_streams`` / 503 ``server_busy`` over a cap)."""
     hold = waits.current()
     client = waits.client_key(game_id, seat)
     hold.slots.acquire(client)
     try:
-        if hold.hub is None:
+        if hold.live is None:
             context.queries().wait_for(game_id, after, wait_s)
         else:
-            hold.hub.wait(game_id, after, wait_s)
+            store = context.services().store
+            with hold.live.subscription(game_id) as following:
+                following.wait_newer(after, wait_s, lambda: store.head(game_id).version)
     finally:
         hold.slots.release(client)
 

@@ -19,11 +19,11 @@ Guarantees:
   a comment line every ``heartbeat_s`` so proxies keep the connection and a gone
   client is noticed (the next write fails and the generator is closed).
 
-Waiting: with ``wait`` given (the process's :class:`service.http.waits.StreamHub`), an
-idle stream holds no Redis connection: it reads without blocking and parks on the hub
-until its game moves on. The hub hands over the entries its own read found, which the
-store decodes and redacts (``RedisEventReader.envelopes_of``): a live event costs the
-stream no read of its own. Its finished flag then comes from the events themselves (a
+Waiting: with ``wait`` given (a :class:`service.http.live.Subscription` of the process's
+live hub, taken before the stream's first read), an idle stream holds no Redis
+connection: it reads without blocking and parks until its game moves on. The hub hands
+over the events the append published, which the store decodes and redacts
+(``RedisEventReader.envelopes_of``): a live event costs the stream no read of its own. Its finished flag then comes from the events themselves (a
 ``GameEnded`` streamed so far, or the head read at the start), so an event is still
 shown in full only if the game had ended by the end of its batch. Without ``wait``,
 each open stream holds a Redis connection blocked in ``XREAD BLOCK`` (a Redis Cluster,
@@ -44,10 +44,10 @@ from events.redis_adapter.reader import RedisEventReader
 from service.app.documents import encode
 from service.http.waits import Entry
 
-Wait = Callable[[str, int, float], "list[Entry] | None"]
-"""``wait(game_id, after, timeout_s)``: parks until the game's stream may hold entries after
-``after`` -- answering those the waker read ([] when it read none: read them yourself) --
-or the timeout passes (None). ``StreamHub.wait_entries``."""
+Wait = Callable[[int, float], "list[Entry] | None"]
+"""``wait(after, timeout_s)``: parks until the game's stream may hold entries after
+``after`` -- answering those the waker had ([] when it had none: read them yourself) --
+or the timeout passes (None). ``Subscription.wait_entries``."""
 
 BATCH = 100
 """Most events one XREAD returns."""
@@ -111,9 +111,9 @@ def event_stream(
             batch = store.tail(game_id, after, viewer, block_ms=0, count=BATCH) if read else []
             if not batch:
                 # Parked: entries when something was appended ([] spuriously, e.g. after
-                # a Redis error: read then). None is reliable (the hub reads with
-                # explicit ids), so a quiet heartbeat costs no Redis read.
-                delivered = wait(game_id, after, idle_s)
+                # a Redis error: read then). None is reliable (service.http.live's
+                # guarantees), so a quiet heartbeat costs no Redis read.
+                delivered = wait(after, idle_s)
                 read = delivered == []
                 if read:
                     continue

@@ -1,4 +1,9 @@
-"""Waiting for a game's next event, cheaply: one Redis connection per process for all waiters.
+"""Waiting for a stream's next entry, cheaply: one Redis connection per process for all waiters.
+
+Here: the stream hub over any Redis streams (the account notice streams use it), the
+caps on waits, and the per-app :class:`Waits`. A game's event streams and long polls
+wait on :mod:`service.http.live` instead, whose messages the append script publishes
+(no ``XREAD`` re-sent after every event); this hub needs no cooperation from writers.
 
 An SSE stream or a long poll mostly waits. Before, each waiter held a Redis connection
 blocked in ``XREAD BLOCK`` on its game's stream (and, under ``gthread``, a worker
@@ -46,6 +51,7 @@ import redis
 
 from events.redis_adapter.decode import entry_fields
 from events.redis_adapter.lane import lane_for
+from service.http.live import LiveHub, live_hub_for
 from service.http.problems import Problem
 
 log = logging.getLogger(__name__)
@@ -369,19 +375,20 @@ EXTENSION = "tabletop.waits"
 
 
 class Waits:
-    """The hub (None: block per waiter) and the slots of one app."""
+    """The live hub of the games' streams and long polls (None: block per waiter, on a
+    Redis Cluster) and the slots of one app."""
 
-    def __init__(self, hub: StreamHub | None, slots: WaitSlots) -> None:
-        self.hub = hub
+    def __init__(self, live: LiveHub | None, slots: WaitSlots) -> None:
+        self.live = live
         self.slots = slots
 
 
 def install(app: Any, services: Any) -> Waits:
-    """Give ``app`` a hub over ``services``' Redis and slots from its settings."""
+    """Give ``app`` a live hub over ``services``' Redis and slots from its settings."""
     settings = services.settings
     store = services.store
-    hub = hub_for(services.redis, lambda game_id: store.keys(game_id).events, store.prefix)
-    waits = Waits(hub, WaitSlots(settings.streams_per_client, settings.streams_per_process))
+    live = live_hub_for(services.redis, lambda game_id: store.keys(game_id).live)
+    waits = Waits(live, WaitSlots(settings.streams_per_client, settings.streams_per_process))
     app.extensions[EXTENSION] = waits
     return waits
 
