@@ -74,7 +74,8 @@ Open games (``service/app/open_games.py`` writes, ``workers/sweeper.py`` reads):
     members no longer in ``games:open`` dropped then. Expires a day after the
     open-game TTL, renewed by each creation.
 
-Stream hubs (``service/http/waits.py``, one per API worker process):
+Stream hubs (``service/http/waits.py``, one per API worker process, for the account
+notice streams; game streams follow the live channels above):
 
 ``<p>hub:<uuid>`` -- stream with a TTL
     The hub's private wake stream: a new waiter adds an entry so the hub's blocking
