@@ -257,7 +257,8 @@ def bench_durability(batches: list[Batch], args: argparse.Namespace) -> None:
             print(
                 f"  {clients} client(s): ours {spread(ours_rates)} ev/s, eventsourcing+SQLite "
                 f"{spread(theirs_rates)} ev/s; ratio {spread(ratios)}   {verdict(ratios, target)}\n"
-                f"    the floor, raw pipelined XADD on the same Redis / eventsourcing+SQLite: {spread(floors)}"
+                f"    the floor, raw pipelined XADD on the same Redis / eventsourcing+SQLite: "
+                f"{spread(floors)}"
             )
         baseline.close()
         client.close()

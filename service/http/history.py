@@ -15,6 +15,7 @@ import re
 from flask import Blueprint, Response, request
 
 from service.http import auth, body, context, games, schemas, sse, tickets, waits
+from service.http.live import Subscription
 from service.http.problems import Problem
 from service.http.responses import json_response
 
@@ -48,8 +49,7 @@ def stream(game_id: str) -> Response:
     hold = waits.current()
     client = waits.client_key(game_id, viewer)
     hold.slots.acquire(client)  # 429 / 503 over a cap, before the stream starts
-    # Followed before the stream's first read (service.http.live's guarantees).
-    following = hold.live.subscription(game_id) if hold.live is not None else None
+    following: Subscription | None = None
 
     def release() -> None:
         try:
@@ -59,6 +59,8 @@ def stream(game_id: str) -> Response:
             hold.slots.release(client)
 
     try:
+        # Followed before the stream's first read (service.http.live's guarantees).
+        following = hold.live.subscription(game_id) if hold.live is not None else None
         text = sse.event_stream(
             context.services().store,
             game_id,

@@ -178,7 +178,8 @@ class LiveHub:
     def __init__(self, client: redis.Redis, channel_of: Callable[[str], str]) -> None:
         kwargs = dict(client.connection_pool.connection_kwargs)
         kwargs.pop("decode_responses", None)
-        self._pool = redis.ConnectionPool(connection_class=client.connection_pool.connection_class, **kwargs)
+        pool_class = client.connection_pool.connection_class
+        self._pool = redis.ConnectionPool(connection_class=pool_class, **kwargs)
         self._channel_of = channel_of
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()  # whole commands, in the order of the dict's changes
@@ -202,7 +203,9 @@ class LiveHub:
                 seen = game.epoch if game.live else -1
                 conn = self._conn
                 if self._thread is None or not self._thread.is_alive():
-                    self._thread = threading.Thread(target=self._run, name="tabletop-live-hub", daemon=True)
+                    self._thread = threading.Thread(
+                        target=self._run, name="tabletop-live-hub", daemon=True
+                    )
                     self._thread.start()
             if new and conn is not None:  # else the reader subscribes it when it connects
                 self._send(conn, (b"SUBSCRIBE", channel))
@@ -296,7 +299,10 @@ class LiveHub:
         now = time.monotonic()
         with self._send_lock:
             with self._lock:
-                done = [c for c, g in self._games.items() if g.users == 0 and now - (g.idle_since or now) >= LINGER_S]
+                done = [
+                    channel for channel, game in self._games.items()
+                    if game.users == 0 and now - (game.idle_since or now) >= LINGER_S
+                ]
                 for channel in done:
                     del self._games[channel]
                 empty = not self._games
@@ -327,7 +333,9 @@ class LiveHub:
     def _deliver(self, channel: bytes, data: bytes) -> None:
         first_text, *texts = data.split(b"\n")
         first = int(first_text)
-        entries: list[Entry] = [(b"%d-0" % (first + i), {b"e": text}) for i, text in enumerate(texts)]
+        entries: list[Entry] = [
+            (b"%d-0" % (first + i), {b"e": text}) for i, text in enumerate(texts)
+        ]
         with self._lock:
             self.messages += 1
             game = self._games.get(channel)

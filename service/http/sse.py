@@ -23,12 +23,13 @@ Waiting: with ``wait`` given (a :class:`service.http.live.Subscription` of the p
 live hub, taken before the stream's first read), an idle stream holds no Redis
 connection: it reads without blocking and parks until its game moves on. The hub hands
 over the events the append published, which the store decodes and redacts
-(``RedisEventReader.envelopes_of``): a live event costs the stream no read of its own. Its finished flag then comes from the events themselves (a
-``GameEnded`` streamed so far, or the head read at the start), so an event is still
-shown in full only if the game had ended by the end of its batch. Without ``wait``,
-each open stream holds a Redis connection blocked in ``XREAD BLOCK`` (a Redis Cluster,
-unit tests). Under gevent workers (the default,
-``service.runner.server``) a parked stream costs no worker thread either.
+(``RedisEventReader.envelopes_of``): a live event costs the stream no read of its own.
+Its finished flag then comes from the events themselves (a ``GameEnded`` streamed so
+far, or the head read at the start), so an event is still shown in full only if the
+game had ended by the end of its batch. Without ``wait``, each open stream holds a Redis
+connection blocked in ``XREAD BLOCK`` (a Redis Cluster, unit tests). Under gevent
+workers (the default, ``service.runner.server``) a parked stream costs no worker thread
+either.
 """
 
 from __future__ import annotations

@@ -33,9 +33,9 @@ def _serve(env: dict[str, str], port: int) -> tuple[subprocess.Popen[bytes], str
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            requests.post(url + "/bare", json={"warm": True}, timeout=1)
+            requests.post(url + "/bare", json={"warm": True}, timeout=5)
             return process, url
-        except requests.ConnectionError:
+        except requests.RequestException:  # not listening yet, or a slow first answer
             time.sleep(0.05)
     stop_process(process)
     raise RuntimeError("the metered server did not start")

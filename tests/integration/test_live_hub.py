@@ -46,7 +46,9 @@ def append(store: RedisEventStore, game_id: str, version: int, events: int = 1) 
     return store.append(counter_game(game_id), batch, version, actor=seat_actor(0)).last_version
 
 
-def stored(client: redis.Redis, store: RedisEventStore, game_id: str, after: int) -> list[tuple[bytes, bytes]]:
+def stored(
+    client: redis.Redis, store: RedisEventStore, game_id: str, after: int
+) -> list[tuple[bytes, bytes]]:
     """What the stream holds after ``after``: (entry id, stored text) pairs."""
     key = store.keys(game_id).events
     return [(entry_id, fields[b"e"]) for entry_id, fields in client.xrange(key, f"({after}-0", "+")]
@@ -232,7 +234,7 @@ class FreezingProxy:
 
 
 def test_a_connection_that_stops_answering_is_replaced(
-    store: RedisEventStore, redis_client: redis.Redis, key_prefix: str, monkeypatch: pytest.MonkeyPatch
+    store: RedisEventStore, redis_client: redis.Redis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A half-open connection (the peer gone without a word) must not leave streams
     waiting for ever: its unanswered ping breaks it, and holders read for themselves."""
@@ -269,12 +271,16 @@ def test_redis_dying_wakes_every_holder_and_delivery_resumes(tmp_path: Path) -> 
         with hub.subscription("g") as following:
             settle(following, 1)
             got: list[list | None] = []
-            waiter = threading.Thread(target=lambda: got.append(following.wait_entries(1, GENEROUS_S)))
+            waiter = threading.Thread(
+                target=lambda: got.append(following.wait_entries(1, GENEROUS_S))
+            )
             waiter.start()
             server.kill()
             waiter.join(GENEROUS_S)
             assert got == [[]]  # woken without entries: read for yourself
-            restarted = RedisServer(directory=tmp_path, port=server.port, config=server.config).start()
+            restarted = RedisServer(
+                directory=tmp_path, port=server.port, config=server.config
+            ).start()
             append(store, "g", 1)
             assert follow(following, client, store, "g", until=2, after=1)[-1][0] == b"2-0"
         client.close()
