@@ -28,7 +28,9 @@ while no one listened):
   breaks: the read that follows is then covered by the subscription. Messages keep
   the game's latest published version and its last few entries, so a holder that
   registers just after a message (it was busy sending the previous batch) gets them
-  at once, or ``[]`` when they no longer reach back to its version.
+  at once, or ``[]`` when they no longer reach back to its version. They are handed
+  over one append at a time, as a history read at that version has them: an append
+  is redacted as the game stood when it was made, even if the next one ended it.
 - A silent connection is pinged every :data:`PING_S`; no answer within another
   :data:`PING_S` counts as broken. Broken: every waiter reads for itself, the hub
   reconnects (pausing :data:`ERROR_PAUSE_S` after a failure) and subscribes again.
@@ -84,14 +86,25 @@ class _Game:
         self.epoch = 0  # the hub's epoch when Redis last confirmed this subscription
         self.live = False  # confirmed on the current connection
         self.latest = 0  # highest version published since ``epoch`` (0: none seen)
-        self.recent: list[tuple[int, Entry]] = []  # consecutive, ending at ``latest``
+        # (version, entry, last version of its append): consecutive, ending at ``latest``
+        self.recent: list[tuple[int, Entry, int]] = []
         self.idle_since: float | None = None
 
     def since(self, after: int) -> list[Entry]:
-        """The entries after ``after`` up to ``latest``; [] unless ``recent`` holds them all."""
+        """The entries after ``after`` to the end of the append that holds ``after + 1``;
+        [] unless ``recent`` holds ``after + 1``. One append at a time, as a read of the
+        history at that version has them: an append is redacted as the game stood when it
+        was made, even when the next one (ending the game) came before this holder was
+        back to wait."""
         if not self.recent or self.recent[0][0] > after + 1:
             return []
-        return [entry for version, entry in self.recent if version > after]
+        out = []
+        for version, entry, end in self.recent:
+            if version > after:
+                out.append(entry)
+                if version == end:
+                    break
+        return out
 
     def take(self, first: int, entries: list[Entry]) -> None:
         """Keep a message's entries (versions ``first``...), dropping what it repeats."""
@@ -100,7 +113,9 @@ class _Game:
             return
         if first > self.latest + 1:
             self.recent = []  # a gap (a message before this epoch): start again here
-        fresh = [(first + i, entry) for i, entry in enumerate(entries) if first + i > self.latest]
+        fresh = [
+            (first + i, entry, last) for i, entry in enumerate(entries) if first + i > self.latest
+        ]
         self.recent = (self.recent + fresh)[-RECENT:]
         self.latest = last
 

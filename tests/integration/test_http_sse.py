@@ -127,8 +127,8 @@ def test_last_event_id_wins_over_after(api: FlaskApi, http_app: Flask) -> None:
 def test_live_streams_redact_like_the_history_read_at_the_same_moment(
     api: FlaskApi, http_app: Flask
 ) -> None:
-    """Streams open on a running game get their events from the process's stream hub (its
-    own read, handed over): each viewer's copy of every event must equal what that viewer
+    """Streams open on a running game get their events from the process's live hub (the
+    appends' own messages, handed over): each viewer's copy of every event must equal what that viewer
     reads from the paged history at the same version -- private facts redacted while the
     game runs, everything in full from the batch that ends it."""
     game_id = create_game(api, "abluxxen", 2)
