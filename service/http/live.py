@@ -124,8 +124,8 @@ class Subscription:
     """One holder's following of one game (a stream, a long poll). Not shared between
     greenlets or threads; :meth:`close` it (or use it as a context manager)."""
 
-    def __init__(self, hub: LiveHub, channel: bytes, game: _Game, seen: int) -> None:
-        self._hub, self._channel, self._game = hub, channel, game
+    def __init__(self, hub: LiveHub, game: _Game, seen: int) -> None:
+        self._hub, self._game = hub, game
         # The epoch in which this holder last looked (read the game); -1: in none, the
         # subscription was not confirmed then. Taken before the holder's first read.
         self._seen = seen
@@ -173,7 +173,7 @@ class Subscription:
     def close(self) -> None:
         if not self._closed:
             self._closed = True
-            self._hub._release(self._channel, self._game)
+            self._hub._release(self._game)
 
     def __enter__(self) -> Subscription:
         return self
@@ -224,14 +224,14 @@ class LiveHub:
                     self._thread.start()
             if new and conn is not None:  # else the reader subscribes it when it connects
                 self._send(conn, (b"SUBSCRIBE", channel))
-        return Subscription(self, channel, game, seen)
+        return Subscription(self, game, seen)
 
     def following(self) -> int:
         """How many games this hub is subscribed to or subscribing (for tests and metrics)."""
         with self._lock:
             return len(self._games)
 
-    def _release(self, channel: bytes, game: _Game) -> None:
+    def _release(self, game: _Game) -> None:
         with self._lock:
             game.users -= 1
             if game.users == 0:

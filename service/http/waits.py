@@ -26,9 +26,9 @@ Guarantees:
   id, so no wake-up can be lost between the reader's snapshot and its ``XREAD``).
 - :meth:`StreamHub.wait_entries` also hands the waiter the raw entries its XREAD read
   (at most :data:`DELIVER_COUNT` per stream, stored text, nothing decoded or redacted):
-  an event stream then decodes and redacts them through the store's own read path
-  (``RedisEventReader.envelopes_of``) instead of reading them again -- one Redis round
-  trip less per event batch and open stream. The hub never looks inside an entry.
+  a waiter may use them instead of reading them again (the account notice streams only
+  wait; the game streams, which did, follow ``service.http.live`` now). The hub never
+  looks inside an entry.
 - Redis Cluster: one ``XREAD`` cannot span slots, so :func:`hub_for` gives no hub and
   callers fall back to a blocking read per waiter.
 
