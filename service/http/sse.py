@@ -40,10 +40,9 @@ from collections.abc import Callable, Iterable, Iterator
 from events.model.envelope import Envelope
 from events.model.records import GAME_ENDED
 from events.model.redaction import Viewer
-from events.redis_adapter.decode import redact_all
+from events.redis_adapter.decode import Entry, redact_all
 from events.redis_adapter.reader import RedisEventReader
 from service.app.documents import encode
-from service.http.waits import Entry
 
 Wait = Callable[[int, float], "list[Entry] | None"]
 """``wait(after, timeout_s)``: parks until the game's stream may hold entries after

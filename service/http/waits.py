@@ -24,11 +24,10 @@ Guarantees:
   registration is found at once, and a waiter on a stream the in-flight ``XREAD`` does
   not cover wakes the reader through a private wake stream (``XADD``; again an explicit
   id, so no wake-up can be lost between the reader's snapshot and its ``XREAD``).
-- :meth:`StreamHub.wait_entries` also hands the waiter the raw entries its XREAD read
-  (at most :data:`DELIVER_COUNT` per stream, stored text, nothing decoded or redacted):
-  a waiter may use them instead of reading them again (the account notice streams only
-  wait; the game streams, which did, follow ``service.http.live`` now). The hub never
-  looks inside an entry.
+- The hub only wakes: a woken waiter reads its stream itself. (It used to hand over
+  the entries its ``XREAD`` read, for the game streams; those follow
+  ``service.http.live`` now, and the account notice streams always read for
+  themselves, so the hand-over went.) The hub never looks inside an entry.
 - Redis Cluster: one ``XREAD`` cannot span slots, so :func:`hub_for` gives no hub and
   callers fall back to a blocking read per waiter.
 
@@ -49,7 +48,7 @@ from typing import Any
 
 import redis
 
-from events.redis_adapter.decode import entry_fields
+from events.redis_adapter.decode import Entry, entry_fields
 from events.redis_adapter.lane import lane_for
 from service.http.live import LiveHub, live_hub_for
 from service.http.problems import Problem
@@ -72,21 +71,18 @@ at most this much delay for an event, against a round trip per re-registered wai
 WAKE_TTL_S = 3_600
 """The wake stream expires this long after its last wake-up (a hub that died leaves none)."""
 
-DELIVER_COUNT = 100
-"""Most entries the hub's XREAD reads per stream (``service.http.sse.BATCH``): what it
-hands to the waiters woken by them."""
-
-Entry = tuple[bytes, dict[bytes, bytes]]
-"""A stream entry as the hub's client returns it: ``(entry id, {field: value})``."""
+READ_COUNT = 1
+"""Entries the hub's XREAD reads per stream: the first one after the lowest version
+waited on is enough to wake every waiter behind it. A waiter further along stays and is
+named in the next XREAD, which answers at once if its stream has moved past it too."""
 
 
 class _Waiter:
-    __slots__ = ("after", "event", "entries")
+    __slots__ = ("after", "event")
 
     def __init__(self, after: int) -> None:
         self.after = after
         self.event = threading.Event()
-        self.entries: list[Entry] = []  # what woke it: its stream's entries after ``after``
 
 
 class StreamHub:
@@ -120,17 +116,11 @@ class StreamHub:
             return sum(len(w) for w in self._waiters.values())
 
     def wait(self, game_id: str, after: int, timeout_s: float) -> bool:
-        """Wait until ``game_id``'s stream has an entry after version ``after`` (True) or
-        ``timeout_s`` passes (False). Callers read the events themselves afterwards."""
-        return self.wait_entries(game_id, after, timeout_s) is not None
-
-    def wait_entries(self, game_id: str, after: int, timeout_s: float) -> list[Entry] | None:
-        """:meth:`wait`, answering None for False and, for True, the entries of the stream
-        after ``after`` that the hub read (in version order, consecutive from ``after + 1``,
-        at most :data:`DELIVER_COUNT`): [] when woken without them (a wake-up after a
-        Redis error: the caller reads for itself)."""
+        """Wait until ``game_id``'s stream has an entry after version ``after`` (True, also
+        spuriously after a Redis error) or ``timeout_s`` passes (False). Callers read the
+        entries themselves afterwards."""
         if timeout_s <= 0:
-            return None
+            return False
         key = self._key_of(game_id).encode()
         waiter = _Waiter(after)
         with self._lock:
@@ -144,7 +134,7 @@ class StreamHub:
         if must_wake:
             self._wake()
         try:
-            return waiter.entries if waiter.event.wait(timeout_s) else None
+            return waiter.event.wait(timeout_s)
         finally:
             self._forget(key, waiter)
 
@@ -210,14 +200,14 @@ class StreamHub:
         (``events.redis_adapter.lane``: no pool checkout per call, the reply as read,
         which :func:`_entries` shapes), else through the client."""
         if self._lane is None:
-            return self._redis.xread(request, count=DELIVER_COUNT, block=HUB_BLOCK_MS)
+            return self._redis.xread(request, count=READ_COUNT, block=HUB_BLOCK_MS)
         return self._lane.execute(
-            "XREAD", "COUNT", DELIVER_COUNT, "BLOCK", HUB_BLOCK_MS,
+            "XREAD", "COUNT", READ_COUNT, "BLOCK", HUB_BLOCK_MS,
             "STREAMS", *request.keys(), *request.values(),
         )
 
     def _deliver(self, read: Iterable[tuple[bytes, list[Entry]]]) -> bool:
-        """Wake the waiters the XREAD answered, each with its entries; True if it woke any."""
+        """Wake the waiters behind what the XREAD answered; True if it woke any."""
         woke = False
         with self._lock:
             self._between = True
@@ -228,18 +218,12 @@ class StreamHub:
                 waiters = self._waiters.get(key)
                 if not waiters:
                     continue
-                versions = [int(entry_id.split(b"-", 1)[0]) for entry_id, _ in entries]
+                newest = int(entries[-1][0].split(b"-", 1)[0])
                 # Woken waiters leave the list now, so that the next XREAD names the
                 # lowest version still waited on (not one that was just delivered).
                 still = []
-                start = self._inflight.get(key, versions[0])  # where this XREAD began
                 for waiter in waiters:
-                    if waiter.after < versions[-1]:
-                        # The XREAD read from ``start`` on: a waiter at or past it takes the
-                        # entries after its own version (all of them, in order); one that
-                        # came after the XREAD began, from further back, reads for itself.
-                        if waiter.after >= start:
-                            waiter.entries = [e for e, v in zip(entries, versions) if v > waiter.after]
+                    if waiter.after < newest:
                         waiter.event.set()
                         woke = True
                     else:
