@@ -82,23 +82,47 @@ def store(redis_client: redis.Redis, key_prefix: str) -> RedisEventStore:
     return counter_store(redis_client, key_prefix)
 
 
+def parked(hub: LiveHub, store: RedisEventStore, game_id: str) -> None:
+    """Return once a holder of ``game_id`` is parked in the hub (fails after a generous
+    deadline: a holder that never waits again)."""
+    channel = store.keys(game_id).live.encode()
+    deadline = time.monotonic() + GENEROUS_S
+    while True:
+        with hub._lock:
+            if hub._games[channel].waiters:
+                return
+        assert time.monotonic() < deadline, "the holder never waited again"
+        time.sleep(0.005)
+
+
 def test_a_stream_is_handed_every_append_exactly_as_stored(
     store: RedisEventStore, redis_client: redis.Redis
 ) -> None:
     hub = make_hub(store, redis_client)
     new_game(store, "g")
     with hub.subscription("g") as following:
+        # Confirmed first, and each append made while the holder waits: every one of
+        # them is handed over (none read), whatever the machine's speed.
+        settle(following, 1)
+
         def write() -> None:
             version = 1
             for events in (2, 1, 3, 1, 2):
+                parked(hub, store, "g")
                 version = append(store, "g", version, events)
 
         writer = threading.Thread(target=write)
         writer.start()
-        got = follow(following, redis_client, store, "g", until=10)
+        got: list[tuple[bytes, bytes]] = []
+        last = 1
+        while last < 10:
+            entries = following.wait_entries(last, GENEROUS_S)
+            assert entries, f"after version {last}: {entries!r}, not handed over"
+            got += [(entry_id, fields[b"e"]) for entry_id, fields in entries]
+            last = int(got[-1][0].split(b"-")[0])
         writer.join()
-    assert got == stored(redis_client, store, "g", 0)  # in order, none twice, none missing
-    assert hub.messages >= 1  # handed over, not only read
+    assert got == stored(redis_client, store, "g", 1)  # in order, none twice, none missing
+    assert hub.messages == 5  # one message per append
 
 
 def test_events_published_between_two_waits_are_handed_over_one_append_at_a_time(
