@@ -24,10 +24,8 @@ Guarantees:
   registration is found at once, and a waiter on a stream the in-flight ``XREAD`` does
   not cover wakes the reader through a private wake stream (``XADD``; again an explicit
   id, so no wake-up can be lost between the reader's snapshot and its ``XREAD``).
-- The hub only wakes: a woken waiter reads its stream itself. (It used to hand over
-  the entries its ``XREAD`` read, for the game streams; those follow
-  ``service.http.live`` now, and the account notice streams always read for
-  themselves, so the hand-over went.) The hub never looks inside an entry.
+- The hub only wakes: a woken waiter reads its stream itself. The hub never looks
+  inside an entry (it reads entry ids only).
 - Redis Cluster: one ``XREAD`` cannot span slots, so :func:`hub_for` gives no hub and
   callers fall back to a blocking read per waiter.
 
@@ -48,7 +46,6 @@ from typing import Any
 
 import redis
 
-from events.redis_adapter.decode import Entry, entry_fields
 from events.redis_adapter.lane import lane_for
 from service.http.live import LiveHub, live_hub_for
 from service.http.problems import Problem
@@ -188,7 +185,7 @@ class StreamHub:
                 self._wake_all()
                 time.sleep(ERROR_PAUSE_S)
                 continue
-            if self._deliver(_entries(reply)):
+            if self._deliver(_newest_ids(reply)):
                 # The woken waiters send their events and most wait again at once: give
                 # them a moment to do so before the next XREAD, so that it names them
                 # (each one that came after it started would cost a wake-up round trip).
@@ -198,7 +195,7 @@ class StreamHub:
         """XREAD of ``request`` (stream key -> the id to read after), blocking up to
         :data:`HUB_BLOCK_MS`. On the client's lane where it has one
         (``events.redis_adapter.lane``: no pool checkout per call, the reply as read,
-        which :func:`_entries` shapes), else through the client."""
+        which :func:`_newest_ids` reads), else through the client."""
         if self._lane is None:
             return self._redis.xread(request, count=READ_COUNT, block=HUB_BLOCK_MS)
         return self._lane.execute(
@@ -206,19 +203,19 @@ class StreamHub:
             "STREAMS", *request.keys(), *request.values(),
         )
 
-    def _deliver(self, read: Iterable[tuple[bytes, list[Entry]]]) -> bool:
+    def _deliver(self, read: Iterable[tuple[bytes, bytes]]) -> bool:
         """Wake the waiters behind what the XREAD answered; True if it woke any."""
         woke = False
         with self._lock:
             self._between = True
-            for key, entries in read:
+            for key, newest_id in read:
                 if key == self._wake_key:
-                    self._wake_id = entries[-1][0]
+                    self._wake_id = newest_id
                     continue
                 waiters = self._waiters.get(key)
                 if not waiters:
                     continue
-                newest = int(entries[-1][0].split(b"-", 1)[0])
+                newest = int(newest_id.split(b"-", 1)[0])
                 # Woken waiters leave the list now, so that the next XREAD names the
                 # lowest version still waited on (not one that was just delivered).
                 still = []
@@ -241,10 +238,10 @@ class StreamHub:
                     waiter.event.set()
 
 
-def _entries(reply: Any) -> Iterator[tuple[bytes, list[Entry]]]:
-    """(stream key, its entries) pairs of an XREAD reply (RESP2 list or RESP3 dict, as
-    redis-py's callback makes it or as read on a lane, whose entries' fields are flat
-    lists), ids as bytes (the hub's client does not decode responses)."""
+def _newest_ids(reply: Any) -> Iterator[tuple[bytes, bytes]]:
+    """(stream key, id of its newest entry read) pairs of an XREAD reply (RESP2 list or
+    RESP3 dict, as redis-py's callback makes it or as read on a lane), as bytes (the
+    hub's client does not decode responses)."""
     if not reply:
         return
     pairs = reply.items() if isinstance(reply, dict) else reply
@@ -253,10 +250,7 @@ def _entries(reply: Any) -> Iterator[tuple[bytes, list[Entry]]]:
             entries = entries[0]
         if entries:
             key = key if isinstance(key, bytes) else str(key).encode()
-            yield key, [
-                (_as_bytes(entry_id), fields if isinstance(fields, dict) else entry_fields(fields))
-                for entry_id, fields in entries
-            ]
+            yield key, _as_bytes(entries[-1][0])
 
 
 def _as_bytes(value: Any) -> bytes:
