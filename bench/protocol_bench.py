@@ -19,9 +19,12 @@ inspect; enumerated, or ``?form=compact`` as the web client reads it), and sends
 command with ``If-Match``; a finished game is followed by a new one. A bare client
 POSTs the same kind of body to ``/bare`` in a loop.
 
-Each repeat runs, for every connection count, one bare and one protocol run back to
-back (their order alternating between repeats), so load from other processes hits
-both alike; ratios are taken per pair and summarised as median (min-max):
+Each repeat runs, for every connection count, one bare and one protocol run side by
+side: all clients start, and the two servers take turns of ``--slice`` seconds (0.5)
+until each had ``--duration``, the other's clients held meanwhile (who goes first
+alternates between repeats). So both meet the same share of this shared VM's CPU,
+which swings within seconds; ``--slice`` as long as ``--duration`` runs them one after
+the other. Ratios are taken per pair and summarised as median (min-max):
 
 - total requests/s, protocol / bare: target >= 0.75;
 - command p99 / bare p99: target <= 1.5x.
@@ -75,6 +78,46 @@ client reads; a k-of-n pick described once) instead of the enumerated ``/legal``
 default: what the terminal client and most scripts read)."""
 
 
+class Gate:
+    """Lets one side's clients send while its window is open, and tells when the last
+    request of a closed window has come back (so a window's time holds all its
+    requests, and no request of one side runs in the other side's window)."""
+
+    def __init__(self) -> None:
+        self._open = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.in_flight = 0
+        self.done = False
+        """Set when the run is over: clients stop at their next request."""
+
+    async def enter(self) -> bool:
+        """Wait for an open window; False once the run is over (send nothing)."""
+        await self._open.wait()
+        if self.done:
+            return False
+        self.in_flight += 1
+        self._idle.clear()
+        return True
+
+    def leave(self) -> None:
+        self.in_flight -= 1
+        if self.in_flight == 0:
+            self._idle.set()
+
+    def open(self) -> None:
+        self._open.set()
+
+    async def close(self) -> None:
+        """Close the window and wait until its requests have all come back."""
+        self._open.clear()
+        await self._idle.wait()
+
+    def finish(self) -> None:
+        self.done = True
+        self._open.set()
+
+
 @dataclass
 class Tally:
     """What one run's clients measured: latencies (s) per request kind, and failures."""
@@ -82,6 +125,7 @@ class Tally:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     bad: list[str] = field(default_factory=list)
     streams: int = 0
+    gate: Gate = field(default_factory=Gate)
 
     def add(self, kind: str, seconds: float) -> None:
         self.latencies[kind].append(seconds)
@@ -128,10 +172,15 @@ async def timed(
     parse: Callable[[bytes], Any] = orjson.loads,
 ) -> Any:
     """Send one request, count its latency under ``kind``; its answer as ``parse`` reads
-    it (None for an unexpected status, which is recorded)."""
-    started = time.perf_counter()
-    answer = await conn.request(method, path, headers, body)
-    tally.add(kind, time.perf_counter() - started)
+    it (None for an unexpected status, which is recorded, or once the run is over)."""
+    if not await tally.gate.enter():
+        return None
+    try:
+        started = time.perf_counter()
+        answer = await conn.request(method, path, headers, body)
+        tally.add(kind, time.perf_counter() - started)
+    finally:
+        tally.gate.leave()
     if answer.status not in ok:
         tally.bad.append(f"{method} {path}: {answer.status} {answer.body[:200]!r}")
         return None
@@ -155,18 +204,18 @@ def enumerated_commands(body: bytes) -> dict[str, Any]:
     return {"commands": items}
 
 
-async def play_games(host: str, port: int, index: int, stop_at: float, tally: Tally) -> None:
-    """One protocol client: games of its own, one after the other, until ``stop_at``."""
+async def play_games(host: str, port: int, index: int, tally: Tally) -> None:
+    """One protocol client: games of its own, one after the other, until the run is over."""
     conn, pick = Connection(host, port), random.Random(index)
     try:
-        while time.perf_counter() < stop_at and not tally.bad:
-            await play_one(conn, host, port, pick, stop_at, tally)
+        while not tally.gate.done and not tally.bad:
+            await play_one(conn, host, port, pick, tally)
     finally:
         await conn.close()
 
 
 async def play_one(
-    conn: Connection, host: str, port: int, pick: random.Random, stop_at: float, tally: Tally
+    conn: Connection, host: str, port: int, pick: random.Random, tally: Tally
 ) -> None:
     body = json.dumps({"game": "schlitzohr", "players": 2}).encode()
     created = await timed(tally, "create", conn, "POST", "/v1/games", JSON_HEADERS, body)
@@ -190,7 +239,7 @@ async def play_one(
     tally.streams += STREAMS
     last_seat = 1  # the second join answered seat 1's view
     try:
-        while view["status"] == "running" and time.perf_counter() < stop_at:
+        while view["status"] == "running" and not tally.gate.done:
             (seat_text, kinds), = view["to_act"].items()
             seat = int(seat_text)
             auth = tokens[seat]
@@ -242,39 +291,83 @@ def pick_command(pick: random.Random, commands: list[Any]) -> dict[str, Any]:
     return command
 
 
-async def post_bare(host: str, port: int, index: int, stop_at: float, tally: Tally) -> None:
+async def post_bare(host: str, port: int, index: int, tally: Tally) -> None:
     """One bare client: the same kind of body to ``/bare``, one after the other."""
     conn = Connection(host, port)
     body = json.dumps({"command": {"kind": "roll"}}).encode()
     headers = {**JSON_HEADERS, "Authorization": "Bearer bench", "If-Match": '"1"'}
     try:
-        while time.perf_counter() < stop_at and not tally.bad:
+        while not tally.gate.done and not tally.bad:
             await timed(tally, "command", conn, "POST", "/bare", headers, body)
     finally:
         await conn.close()
 
 
-def load(target: Server, client: Any, protocol: bool, clients: int, seconds: float) -> Run:
-    """``clients`` concurrent clients against ``target`` for ``seconds``."""
-    host, port = target.url.removeprefix("http://").split(":")
-    tally = Tally()
-    one = play_games if protocol else post_bare
+@dataclass
+class Side:
+    """One server under load in an interleaved run, and what its windows added up to."""
+
+    target: Server
+    protocol: bool
+    tally: Tally = field(default_factory=Tally)
+    seconds: float = 0.0
+    server_cpu_s: float = 0.0
+    redis_cpu_s: float = 0.0
+    client_cpu_s: float = 0.0
+    redis_calls: int = 0
+
+    def run(self) -> Run:
+        n = max(self.tally.requests, 1)
+        return Run(
+            self.tally, self.seconds, 1e6 * self.server_cpu_s / n, 1e6 * self.redis_cpu_s / n,
+            self.client_cpu_s / max(self.seconds, 1e-9), self.redis_calls / n,
+        )
+
+
+def load(
+    targets: list[tuple[Server, bool]], client: Any, clients: int, seconds: float, slice_s: float
+) -> list[Run]:
+    """``clients`` concurrent clients per target, all started at once, the targets taking
+    turns of ``slice_s`` seconds (in the order given) until each had ``seconds``.
+
+    Why turns, not one run after the other: this VM's CPU is shared, and the share it
+    gets swings within seconds (steal time of 4-50 % in one run, ``vmstat``); short
+    turns give every target the same weather. A target's clients are held at their next
+    request while another's turn runs, keeping their connections, games and streams;
+    a turn ends once its last request is back, and only turns count: each request lies
+    wholly in one turn of its own target, and each target's time, CPU and Redis figures
+    are summed over its turns. ``slice_s >= seconds``: one turn each, back to back."""
+    sides = [Side(target, protocol) for target, protocol in targets]
+
+    async def turn(side: Side) -> None:
+        server_cpu, redis_cpu = side.target.cpu_seconds(), redis_cpu_seconds(client)
+        calls = redis_calls(client)
+        started, client_cpu = time.perf_counter(), time.process_time()
+        side.tally.gate.open()
+        await asyncio.sleep(min(slice_s, seconds - side.seconds))
+        await side.tally.gate.close()
+        side.seconds += time.perf_counter() - started
+        side.client_cpu_s += time.process_time() - client_cpu
+        side.server_cpu_s += side.target.cpu_seconds() - server_cpu
+        side.redis_cpu_s += redis_cpu_seconds(client) - redis_cpu
+        side.redis_calls += redis_calls(client) - calls
 
     async def everyone() -> None:
-        stop_at = time.perf_counter() + seconds
-        await asyncio.gather(*(one(host, int(port), i, stop_at, tally) for i in range(clients)))
+        tasks = []
+        for side in sides:
+            host, port = side.target.url.removeprefix("http://").split(":")
+            one = play_games if side.protocol else post_bare
+            tasks += [asyncio.create_task(one(host, int(port), i, side.tally)) for i in range(clients)]
+        while any(side.seconds < seconds for side in sides):
+            for side in sides:
+                if side.seconds < seconds:
+                    await turn(side)
+        for side in sides:
+            side.tally.gate.finish()
+        await asyncio.gather(*tasks)
 
-    server_before, redis_before = target.cpu_seconds(), redis_cpu_seconds(client)
-    calls_before = redis_calls(client)
-    started, client_before = time.perf_counter(), time.process_time()
     asyncio.run(everyone())
-    elapsed = time.perf_counter() - started
-    client_share = (time.process_time() - client_before) / elapsed
-    n = max(tally.requests, 1)
-    server_cpu = 1e6 * (target.cpu_seconds() - server_before) / n
-    redis_cpu = 1e6 * (redis_cpu_seconds(client) - redis_before) / n
-    calls = (redis_calls(client) - calls_before) / n
-    return Run(tally, elapsed, server_cpu, redis_cpu, client_share, calls)
+    return [side.run() for side in sides]
 
 
 def redis_calls(client: Any) -> int:
@@ -290,7 +383,8 @@ def spread(values: list[float]) -> str:
 def report(pairs: dict[int, list[tuple[Run, Run]]], args: argparse.Namespace) -> None:
     print(
         f"\n{args.workers} gunicorn {args.worker_class} workers per server; {args.duration} s per "
-        f"run; {args.repeats} repeats; figures are median (min-max) over the repeats"
+        f"run in turns of {args.slice} s; {args.repeats} repeats; figures are median (min-max) "
+        "over the repeats"
     )
     for clients, runs in pairs.items():
         bares, protos = [b for b, _ in runs], [p for _, p in runs]
@@ -351,8 +445,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add = parser.add_argument
     add("--connections", type=int, nargs="+", default=[8, 32], help="concurrent clients")
-    add("--duration", type=float, default=5.0, help="seconds per run")
+    add("--duration", type=float, default=5.0, help="seconds per run (summed over its turns)")
     add("--repeats", type=int, default=5, help="pairs of runs per connection count")
+    add("--slice", type=float, default=0.5, help="seconds per turn: the servers of a repeat "
+        "take turns this long until each had --duration (>= --duration: one after the other)")
     add("--warmup", type=float, default=2.0, help="seconds of warm-up per server")
     add("--workers", type=int, default=default_workers(), help="gunicorn workers per server")
     add("--no-streams", action="store_true", help="protocol clients open no event stream")
@@ -405,13 +501,15 @@ def main(argv: list[str] | None = None) -> int:
             old = stack.enter_context(server(baseline_env, args, cwd=args.baseline)) if args.baseline else None
             for target, protocol in ((bare, False), (api, True), (old, True)):
                 if target is not None:
-                    load(target, client, protocol, max(args.connections), args.warmup)
+                    load([(target, protocol)], client, max(args.connections), args.warmup, args.warmup)
             for repeat in range(args.repeats):
                 for clients in args.connections:
                     order = [("bare", bare), ("api", api)] + ([("old", old)] if old else [])
                     shift = repeat % len(order)  # rotate who goes first
-                    runs = {name: load(s, client, name != "bare", clients, args.duration)
-                            for name, s in order[shift:] + order[:shift]}
+                    turns = order[shift:] + order[:shift]
+                    loaded = load([(s, name != "bare") for name, s in turns], client, clients,
+                                  args.duration, args.slice)
+                    runs = {name: run for (name, _), run in zip(turns, loaded)}
                     b, p = runs["bare"], runs["api"]
                     pairs[clients].append((b, p))
                     if old:
