@@ -79,9 +79,9 @@ default: what the terminal client and most scripts read)."""
 
 
 class Gate:
-    """Lets one side's clients send while its window is open, and tells when the last
-    request of a closed window has come back (so a window's time holds all its
-    requests, and no request of one side runs in the other side's window)."""
+    """Lets one side's clients send during its turn, and tells when the last request of
+    a turn has come back (so a turn's time holds all its requests, and no request of
+    one side runs in another side's turn)."""
 
     def __init__(self) -> None:
         self._open = asyncio.Event()
@@ -92,7 +92,7 @@ class Gate:
         """Set when the run is over: clients stop at their next request."""
 
     async def enter(self) -> bool:
-        """Wait for an open window; False once the run is over (send nothing)."""
+        """Wait for this side's turn; False once the run is over (send nothing)."""
         await self._open.wait()
         if self.done:
             return False
@@ -109,7 +109,7 @@ class Gate:
         self._open.set()
 
     async def close(self) -> None:
-        """Close the window and wait until its requests have all come back."""
+        """End the turn: hold new requests, and wait until those in flight are back."""
         self._open.clear()
         await self._idle.wait()
 
@@ -305,7 +305,7 @@ async def post_bare(host: str, port: int, index: int, tally: Tally) -> None:
 
 @dataclass
 class Side:
-    """One server under load in an interleaved run, and what its windows added up to."""
+    """One server under load in a run in turns, and what its turns added up to."""
 
     target: Server
     protocol: bool
