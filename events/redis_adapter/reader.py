@@ -32,7 +32,7 @@ from events.chain.verify import verify
 from events.model.envelope import Envelope
 from events.model.errors import GameNotFound
 from events.redis_adapter.keys import GameKeys, check_prefix
-from events.redis_adapter.lane import lane_for
+from events.redis_adapter.lane import Lane, lane_for
 from events.model.port import Head, Snapshot
 from events.redis_adapter.decode import (
     Entry,
@@ -79,6 +79,12 @@ class RedisEventReader:
     @property
     def prefix(self) -> str:
         return self._prefix
+
+    @property
+    def lane(self) -> Lane | None:
+        """The lane this store's reads and appends run on (None: they use the client's
+        pool): other calls on the hot path may share it (``service.http.ratelimit``)."""
+        return self._lane
 
     def keys(self, game_id: str) -> GameKeys:
         """The Redis keys of ``game_id`` (ValueError for an invalid id)."""

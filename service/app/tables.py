@@ -9,7 +9,6 @@ on the current version, so a stale cache can cost a retry but never a wrong even
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from typing import Any
 
@@ -20,6 +19,7 @@ from events.model.errors import GameNotFound as StoreGameNotFound
 from events.state.loading import load_table
 from events.redis_adapter.store import RedisEventStore
 from service.app.errors import GameNotFound
+from service.locks import section_lock
 
 CACHE_SIZE = 2_000
 """Tables one process keeps; least recently used ones are dropped first."""
@@ -33,7 +33,7 @@ class TableRepository:
         self._every = snapshot_every
         self._size = size
         self._cache: OrderedDict[str, Table] = OrderedDict()
-        self._lock = threading.Lock()
+        self._lock = section_lock()  # around dict work only: it never waits
 
     def cached(self, game_id: str) -> Table | None:
         """The table this process last saw, possibly behind the store."""

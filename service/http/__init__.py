@@ -96,7 +96,9 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.trusted_proxies)  # type: ignore[method-assign]
     metrics.register(app)  # first: the timer starts before any other hook can refuse
     cors.register(app, settings.cors_origins)  # before the limiter: preflights are free
-    ratelimit.register(app, ratelimit.limiters(services.redis, services.store.prefix, settings))
+    ratelimit.register(
+        app, ratelimit.limiters(services.redis, services.store.prefix, settings, services.store.lane)
+    )
     problems.register(app)
     security.register(app)
     waits.install(app, services)

@@ -179,7 +179,7 @@ def rate_limit_bucket(environ: Mapping[str, Any], game_id: str | None, services:
         if scheme.lower() == "bearer" and token:
             settled = _settled.get(token)
             if settled is not None and game_id == settled[0]:
-                if _still_held(app, settled[0], settled[2], token):
+                if _still_held(app, settled):
                     return settled[1]
                 _settled.pop(token, None)  # its seat was taken back (SeatTokenReissued)
             if is_admin(token, services.settings):
@@ -195,13 +195,17 @@ def rate_limit_bucket(environ: Mapping[str, Any], game_id: str | None, services:
     return "ip:" + _address(environ)
 
 
-_settled: dict[str, tuple[str, str, int]] = {}
-"""Seat token -> (its game, its bucket, its seat), for tokens verified on a table whose
-play had begun: seats never change hands after that, so the token holds its seat unless
-its account takes the seat back with a fresh token (``SeatTokenReissued``) -- checked
-against the table this process holds, if it holds one (no round trip), so a revoked
-token cannot spend the seat's budget here (the command path checks it anyway). Only verified tokens get in, at
-most ``_SETTLED_KEPT`` of them (then it starts afresh): made-up tokens cannot grow it."""
+_settled: dict[str, tuple[str, str, int, str]] = {}
+"""Seat token -> (its game, its bucket, its seat, the seat's stored token hash when it was
+verified), for tokens verified on a table whose play had begun: seats never change hands
+after that, so the token holds its seat unless its account takes the seat back with a
+fresh token (``SeatTokenReissued``) -- checked against the table this process holds, if
+it holds one (no round trip), so a revoked token cannot spend the seat's budget here
+(the command path checks it anyway). The check compares the stored hash with the one
+remembered, not a new hash of the token: both are the server's own values (nothing
+the client sent is compared), and a SHA-256 per request cost more than the rest of the
+check. Only verified tokens get in, at most ``_SETTLED_KEPT`` of them (then it starts
+afresh): made-up tokens cannot grow it."""
 _SETTLED_KEPT = 10_000
 
 
@@ -231,15 +235,17 @@ def _bucket(game_id: str, seat: int, token: str, table: Table) -> str:
     if table.status != OPEN:
         if len(_settled) >= _SETTLED_KEPT:
             _settled.clear()  # crude but lock-free; a miss costs one check
-        _settled[token] = (game_id, bucket, seat)
+        _settled[token] = (game_id, bucket, seat, table.seats[seat].token_hash)
     return bucket
 
 
-def _still_held(app: Application, game_id: str, seat: int, token: str) -> bool:
-    """Whether ``token`` still holds ``seat`` on the table this process holds (True when
-    it holds none: no round trip for a rate-limit bucket)."""
+def _still_held(app: Application, settled: tuple[str, str, int, str]) -> bool:
+    """Whether the settled token still holds its seat on the table this process holds:
+    the seat's stored hash is still the one it had when the token was verified (True
+    when this process holds no table: no round trip for a rate-limit bucket)."""
+    game_id, _, seat, stored_hash = settled
     table = app.tables.cached(game_id)
-    return table is None or _holds(table, seat, token)
+    return table is None or (seat < len(table.seats) and table.seats[seat].token_hash == stored_hash)
 
 
 def _holds(table: Table, seat: int, token: str) -> bool:

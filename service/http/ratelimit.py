@@ -38,7 +38,6 @@ bucket in one Redis Cluster slot.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -48,9 +47,11 @@ from flask import Flask, current_app, request
 from redis.exceptions import OutOfMemoryError
 
 from events.redis_adapter.keys import prefixed
+from events.redis_adapter.lane import Lane
 from service.bootstrap import Services
 from service.http import auth, context, metrics
 from service.http.problems import Problem
+from service.locks import section_lock
 from service.settings import Settings
 
 WINDOW_S = 60
@@ -89,16 +90,20 @@ class RateLimiter:
         per_minute: int,
         clock: Callable[[], float] = time.time,
         kind: str = "",
+        lane: Lane | None = None,
     ) -> None:
-        """``kind`` names an expensive limit (its keys' namespace); "" the general one."""
+        """``kind`` names an expensive limit (its keys' namespace); "" the general one.
+        ``lane``: where a lease is counted (the store's: one round trip on its kept or
+        shared connection, ``events.redis_adapter.lane``); None: a pipeline of ``client``."""
         self._redis = client
+        self._lane = lane
         self._prefix = prefix
         self._namespace = f"ratelimit:{kind}:" if kind else "ratelimit:"
         self.kind = kind
         self.per_minute = per_minute
         self._clock = clock
         self._leases: dict[str, Lease] = {}
-        self._lock = threading.Lock()
+        self._lock = section_lock()  # around the leases' dict only: Redis is asked outside it
 
     def key(self, bucket: str, window: int) -> str:
         return prefixed(self._prefix, f"{self._namespace}{{{bucket}}}:{window}")
@@ -145,6 +150,14 @@ class RateLimiter:
     def _count(self, bucket: str, window: int, size: int) -> tuple[int, int]:
         """Add ``size`` to this minute's counter: (this minute's count, the previous one's)."""
         current_key = self.key(bucket, window)
+        if self._lane is not None:
+            # Replies as read: two integers and the previous count (bytes) or None.
+            current, _, previous = self._lane.execute_many(
+                ("INCRBY", current_key, size),
+                ("EXPIRE", current_key, 2 * WINDOW_S),
+                ("GET", self.key(bucket, window - 1)),
+            )
+            return int(current), int(previous or 0)
         pipe = self._redis.pipeline(transaction=False)
         pipe.incrby(current_key, size)
         pipe.expire(current_key, 2 * WINDOW_S)
@@ -191,9 +204,14 @@ TICKET = Expensive(
 EXPENSIVE = (CREATE, VERIFY, REPLAY, TICKET)
 
 
-def limiters(client: Any, prefix: str, settings: Settings) -> dict[str, RateLimiter]:
-    """The general limiter (key "") and one per expensive operation (key = its kind)."""
-    made = {"": RateLimiter(client, prefix, settings.rate_limit_per_minute)}
+def limiters(
+    client: Any, prefix: str, settings: Settings, lane: Lane | None = None
+) -> dict[str, RateLimiter]:
+    """The general limiter (key "") and one per expensive operation (key = its kind).
+    ``lane``: where the general limiter counts its leases (see :class:`RateLimiter`): it
+    runs before every request, so its round trips share the store's lane; the
+    expensive ones are rare and use ``client``."""
+    made = {"": RateLimiter(client, prefix, settings.rate_limit_per_minute, lane=lane)}
     for op in EXPENSIVE:
         made[op.kind] = RateLimiter(client, prefix, getattr(settings, op.setting), kind=op.kind)
     return made

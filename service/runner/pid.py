@@ -32,9 +32,23 @@ def current() -> int:
 
 def fast_multiprocess_values() -> None:
     """Make prometheus_client's multiprocess values (when ``PROMETHEUS_MULTIPROC_DIR`` is
-    set) check for a fork with :func:`current` instead of ``os.getpid``. Call before the
-    first metric is made (their values are built from ``values.ValueClass`` then)."""
+    set) check for a fork with :func:`current` instead of ``os.getpid``, and guard them
+    with an OS lock (``service.locks``: under gevent a play request counts three or four
+    values, each under gevent's cooperative lock otherwise). Call before the first metric is made (their
+    values are built from ``values.ValueClass`` then).
+
+    The lock is the one ``MultiProcessValue`` makes from its module's ``Lock`` when
+    called; its sections update a memory map (no socket, nothing that waits). Should a
+    release of prometheus_client make it otherwise, the values keep its own lock."""
     from prometheus_client import values
 
+    from service.locks import section_lock
+
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get("prometheus_multiproc_dir"):
-        values.ValueClass = values.MultiProcessValue(process_identifier=current)
+        own = getattr(values, "Lock", None)
+        values.Lock = section_lock  # type: ignore[attr-defined]
+        try:
+            values.ValueClass = values.MultiProcessValue(process_identifier=current)
+        finally:
+            if own is not None:
+                values.Lock = own  # type: ignore[attr-defined]

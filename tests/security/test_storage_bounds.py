@@ -26,11 +26,13 @@ from support.redis import TestRedis
 from support.security_servers import own_server
 
 from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.lane import lane_for
 from events.redis_adapter.server import RedisServer
 from service.app.application import NoNotifier
 from service.bootstrap import build
 from service.cli.health import eviction_check
 from service.http import create_app
+from service.http.ratelimit import RateLimiter
 from service.settings import Settings
 from service.runner.redis import start_embedded_redis
 
@@ -213,6 +215,26 @@ def test_a_full_redis_refuses_writes_with_a_clear_answer_and_loses_nothing(key_p
             assert (refused.status, refused.code) == (503, "store_full"), refused.body
             assert refused.headers["Retry-After"] == "60"
             assert api.call("GET", f"/v1/games/{game_id}").status == 200  # nothing evicted
+        finally:
+            client.close()
+
+
+@pytest.mark.parametrize("on_the_lane", [True, False])
+def test_the_rate_limit_lets_requests_through_when_redis_is_full(key_prefix: str, on_the_lane: bool) -> None:
+    # Its lease is a write Redis refuses then (noeviction): reads must go on, and writes
+    # are refused anyway (503 store_full, above). Counted on the store's lane (the general
+    # limit) or with a pipeline (the expensive ones), the answer is the same.
+    with RedisServer(config={"maxmemory-policy": "noeviction"}) as full:
+        client = redis.Redis(port=full.port)
+        try:
+            limiter = RateLimiter(client, key_prefix, 5, lane=lane_for(client) if on_the_lane else None)
+            assert [limiter.hit("ip:a") for _ in range(6)][-1] is not None  # counted: the 6th waits
+            for i in range(300):
+                client.set(f"ballast:{i}", "x" * 10_000)
+            client.config_set("maxmemory", client.info("memory")["used_memory"] // 2)
+            with pytest.raises(redis.exceptions.OutOfMemoryError):
+                client.set("one-more", "x")
+            assert [limiter.hit(f"ip:{n}") for n in "bcd"] == [None, None, None]
         finally:
             client.close()
 
