@@ -153,6 +153,18 @@ class Run:
     def rate(self) -> float:
         return self.tally.requests / self.seconds
 
+    @property
+    def client_cpu_us(self) -> float:
+        """CPU the load generator spent per request, µs."""
+        return 1e6 * self.client_cpu_share / max(self.rate, 1e-9)
+
+    @property
+    def machine_cpu_us(self) -> float:
+        """CPU per request of every part sharing the cores: server, Redis, load generator.
+        While the cores are saturated, throughput goes as its inverse -- so this says
+        which part a gap in req/s comes from."""
+        return self.server_cpu_us + self.redis_cpu_us + self.client_cpu_us
+
     def p(self, kind: str | None, q: float) -> float:
         """Latency percentile ``q`` in ms of ``kind`` (None: all requests)."""
         values = (
@@ -409,6 +421,13 @@ def report(pairs: dict[int, list[tuple[Run, Run]]], args: argparse.Namespace) ->
         games = sum(len(p.tally.latencies["create"]) for p in protos)
         print(f"  reads per command {reads / max(commands, 1):.2f}; games {games}; "
               f"streams {sum(p.tally.streams for p in protos)}")
+        for name, group in (("bare", bares), ("protocol", protos)):
+            print(f"  CPU/req us, {name:<9} server {spread([r.server_cpu_us for r in group])}, "
+                  f"Redis {spread([r.redis_cpu_us for r in group])}, "
+                  f"load generator {spread([r.client_cpu_us for r in group])}; "
+                  f"all {spread([r.machine_cpu_us for r in group])}")
+        print(f"  bare all / protocol all CPU  {spread([b.machine_cpu_us / p.machine_cpu_us for b, p in runs])}"
+              "   (what the req/s ratio tends to while the cores are saturated)")
         throughput = [p.rate / b.rate for b, p in runs]
         p99 = [p.p("command", 0.99) / b.p("command", 0.99) for b, p in runs]
         met = lambda ok: "met" if ok else "MISSED"  # noqa: E731
@@ -434,6 +453,7 @@ def report_baseline(
              [p.p("command", 0.99) / b.p("command", 0.99) for b, p in runs]),
             ("server CPU us/request", None, [o.server_cpu_us for o in old], [p.server_cpu_us for _, p in runs]),
             ("Redis CPU us/request", None, [o.redis_cpu_us for o in old], [p.redis_cpu_us for _, p in runs]),
+            ("load gen CPU us/request", None, [o.client_cpu_us for o in old], [p.client_cpu_us for _, p in runs]),
             ("Redis calls/request", None, [o.redis_calls for o in old], [p.redis_calls for _, p in runs]),
         )
         for name, _, b, a in rows:

@@ -36,3 +36,4 @@ def test_the_protocol_bench_runs_with_every_answer_as_expected() -> None:
                 "--duration", "1", "--warmup", "0.5")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "total req/s ratio" in done.stdout, done.stdout
+    assert "bare all / protocol all CPU" in done.stdout, done.stdout
