@@ -150,19 +150,20 @@ class RateLimiter:
     def _count(self, bucket: str, window: int, size: int) -> tuple[int, int]:
         """Add ``size`` to this minute's counter: (this minute's count, the previous one's)."""
         current_key = self.key(bucket, window)
+        commands = (
+            ("INCRBY", current_key, size),
+            ("EXPIRE", current_key, 2 * WINDOW_S),
+            ("GET", self.key(bucket, window - 1)),
+        )
         if self._lane is not None:
-            # Replies as read: two integers and the previous count (bytes) or None.
-            current, _, previous = self._lane.execute_many(
-                ("INCRBY", current_key, size),
-                ("EXPIRE", current_key, 2 * WINDOW_S),
-                ("GET", self.key(bucket, window - 1)),
-            )
-            return int(current), int(previous or 0)
-        pipe = self._redis.pipeline(transaction=False)
-        pipe.incrby(current_key, size)
-        pipe.expire(current_key, 2 * WINDOW_S)
-        pipe.get(self.key(bucket, window - 1))
-        current, _, previous = pipe.execute()
+            current, _, previous = self._lane.execute_many(*commands)
+        else:
+            pipe = self._redis.pipeline(transaction=False)
+            for command in commands:
+                pipe.execute_command(*command)
+            current, _, previous = pipe.execute()
+        # The count as an int (the lane) or as redis-py parsed it; the previous one as
+        # bytes, str or None (no request in that minute).
         return int(current), int(previous or 0)
 
 

@@ -50,5 +50,7 @@ def fast_multiprocess_values() -> None:
         try:
             values.ValueClass = values.MultiProcessValue(process_identifier=current)
         finally:
-            if own is not None:
+            if own is None:
+                del values.Lock  # type: ignore[attr-defined]
+            else:
                 values.Lock = own  # type: ignore[attr-defined]
