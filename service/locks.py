@@ -16,8 +16,9 @@ runs on one OS thread and switches only where it would wait, so such a lock is n
 found held by another greenlet; between real threads (gthread workers, tests) it is
 an ordinary lock. A section that may wait -- a send, a connection, a thread start --
 keeps ``threading.Lock``: another greenlet blocking on a held OS lock would stop the
-whole process. The live hub (``service.http.live``) keeps gevent's lock for that reason:
-tried with this one, its workers stalled under load.
+whole process. The live hub (``service.http.live``) first stalled its workers with this
+lock: it started its reader thread inside the section, and starting a thread waits. It
+now starts the reader outside, and keeps gevent's lock for its sends only.
 """
 
 from __future__ import annotations

@@ -36,9 +36,11 @@ see ``docs/audit.md``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
-from events.model.envelope import Envelope
+from events.model.envelope import ENVELOPE_FIELDS, SEAL2_FIELDS, Envelope
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,16 +74,53 @@ def redact(envelope: Envelope, viewer: Viewer, game_finished: bool) -> Envelope:
     """
     if sees_everything(viewer, game_finished):
         return envelope
-    seat = _seat_of(viewer)
-    private = envelope.private
-    if private is not None and (seat is None or seat not in envelope.visible_to):
-        private = None
-    command = envelope.command
-    if command is not None and (seat is None or envelope.actor.get("seat") != seat):
-        command = None
-    if private is envelope.private and command is envelope.command:
+    keep_private, keep_command = _kept(
+        viewer, envelope.visible_to, envelope.actor, envelope.private, envelope.command
+    )
+    if keep_private and keep_command:
         return envelope
-    return replace(envelope, private=private, command=command, redacted=True)
+    return replace(
+        envelope,
+        private=envelope.private if keep_private else None,
+        command=envelope.command if keep_command else None,
+        redacted=True,
+    )
+
+
+def served_form(stored: Mapping[str, Any], viewer: Viewer, game_finished: bool) -> dict[str, Any]:
+    """A stored (and upcast) event as ``viewer`` is served it: exactly
+    ``redact(Envelope.from_stored(stored), viewer, game_finished).to_json()`` -- the same
+    keys, values and key order -- by the same rule (:func:`_kept`), without building
+    the two envelopes.
+
+    Why: a live stream serves every event it is handed this way, and the envelopes
+    (construction, ``dataclasses.replace``, ``to_json``) were most of its per-event
+    CPU (``docs/operations.md``, *Fourteenth round*); ``tests/unit/test_redaction.py``
+    checks both paths agree. Raises TypeError for a viewer of no known kind."""
+    names = ENVELOPE_FIELDS if stored.get("seal", 1) == 1 else SEAL2_FIELDS
+    out = {name: stored.get(name) for name in names}
+    redacted = False
+    if not sees_everything(viewer, game_finished):
+        keep_private, keep_command = _kept(
+            viewer, out["visible_to"], out["actor"], out["private"], out["command"]
+        )
+        if not keep_private:
+            out["private"], redacted = None, True
+        if not keep_command:
+            out["command"], redacted = None, True
+    out["redacted"] = redacted
+    return out
+
+
+def _kept(
+    viewer: Viewer, visible_to: Sequence[int], actor: Mapping[str, Any], private: Any, command: Any
+) -> tuple[bool, bool]:
+    """Whether ``viewer`` keeps an event's ``private`` and ``command`` while the game runs
+    (the table in the module docstring; an absent part is trivially kept)."""
+    seat = _seat_of(viewer)
+    keep_private = private is None or (seat is not None and seat in visible_to)
+    keep_command = command is None or (seat is not None and actor.get("seat") == seat)
+    return keep_private, keep_command
 
 
 def _seat_of(viewer: Viewer) -> int | None:

@@ -50,8 +50,16 @@ def loads(text: str | bytes) -> Any:
 
 def decode(entries: Iterable[Entry], field: Any, upcasters: Upcasters) -> list[Envelope]:
     """Envelopes of ``entries`` at the current schema versions (not yet redacted)."""
-    upcast, from_stored = upcasters.upcast, Envelope.from_stored
-    return [from_stored(upcast(loads(fields[field]))) for _, fields in entries]
+    return list(map(Envelope.from_stored, stored_forms(entries, field, upcasters)))
+
+
+def stored_forms(
+    entries: Iterable[Entry], field: Any, upcasters: Upcasters
+) -> list[dict[str, Any]]:
+    """The stored dicts of ``entries``, upcast: what :func:`decode` builds its envelopes
+    of, for a caller that serves them as they are (``events.model.redaction.served_form``)."""
+    upcast = upcasters.upcast
+    return [upcast(loads(fields[field])) for _, fields in entries]
 
 
 def decode_texts(texts: Iterable[str | bytes], upcasters: Upcasters) -> list[Envelope]:

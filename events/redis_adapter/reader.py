@@ -41,6 +41,7 @@ from events.redis_adapter.decode import (
     entry_fields,
     redact_all,
     stored_dicts,
+    stored_forms,
 )
 from events.model.redaction import Viewer, sees_everything
 from events.model.upcasting import Upcasters, default_upcasters
@@ -228,16 +229,16 @@ class RedisEventReader:
         entries = streams[0][1] if isinstance(streams, list) else next(iter(streams.values()))[0]
         return redact_all(decode(entries, self._field, self._upcasters), viewer, finished)
 
-    def envelopes_of(self, entries: Sequence[Entry]) -> list[Envelope]:
+    def stored_of(self, entries: Sequence[Entry]) -> list[dict[str, Any]]:
         """Stream entries someone else read from this store's streams (the HTTP layer's
-        stream hub), decoded and upcast like every read here -- not yet redacted: pass
-        them through ``events.redis_adapter.decode.redact_all`` before anyone sees them.
+        stream hub), decoded and upcast like every read here, as stored dicts -- not
+        yet redacted: serve them only through ``events.model.redaction.served_form``.
         Entries may come from a client that decodes responses (``str`` field names) or
         not (``bytes``)."""
         if not entries:
             return []
         field = "e" if "e" in entries[0][1] else b"e"
-        return decode(entries, field, self._upcasters)
+        return stored_forms(entries, field, self._upcasters)
 
     def verify(self, game_id: str) -> int:
         """See :meth:`events.model.port.EventStore.verify`: checks every stored event (as

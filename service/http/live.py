@@ -39,7 +39,8 @@ while no one listened):
 
 The channel carries the full stored events, private parts included, as the event
 stream itself does: nothing leaves the process before the store's read path
-(``RedisEventReader.envelopes_of`` and ``redact_all``) has redacted it for its viewer.
+(``RedisEventReader.stored_of``, then ``events.model.redaction.served_form``) has
+redacted it for its viewer.
 Redis Cluster: :func:`live_hub_for` gives no hub (callers block per waiter).
 """
 
@@ -57,6 +58,7 @@ import redis
 from redis.connection import AbstractConnection
 
 from events.redis_adapter.decode import Entry
+from service.locks import section_lock
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +198,9 @@ class LiveHub:
         pool_class = client.connection_pool.connection_class
         self._pool = redis.ConnectionPool(connection_class=pool_class, **kwargs)
         self._channel_of = channel_of
-        self._lock = threading.Lock()
+        # Around the dicts, the games' state and waking waiters only -- nothing in it waits
+        # (``service.locks``): the OS's lock, cheaper than gevent's on every delivery and wait.
+        self._lock = section_lock()
         self._send_lock = threading.Lock()  # whole commands, in the order of the dict's changes
         self._games: dict[bytes, _Game] = {}
         self._conn: AbstractConnection | None = None
@@ -217,14 +221,20 @@ class LiveHub:
                 game.idle_since = None
                 seen = game.epoch if game.live else -1
                 conn = self._conn
-                if self._thread is None or not self._thread.is_alive():
-                    self._thread = threading.Thread(
-                        target=self._run, name="tabletop-live-hub", daemon=True
-                    )
-                    self._thread.start()
+            self._ensure_reader()
             if new and conn is not None:  # else the reader subscribes it when it connects
                 self._send(conn, (b"SUBSCRIBE", channel))
         return Subscription(self, game, seen)
+
+    def _ensure_reader(self) -> None:
+        """Start the reader unless it runs. Callers hold the send lock, not ``_lock``:
+        starting a thread waits for it to start, which under gevent switches greenlets --
+        under an OS lock that stops the process. (A reader that found nothing to follow
+        cleared ``_thread`` under ``_lock`` before the caller's game was added, so a
+        reader that is about to end is never mistaken for a running one.)"""
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="tabletop-live-hub", daemon=True)
+            self._thread.start()
 
     def following(self) -> int:
         """How many games this hub is subscribed to or subscribing (for tests and metrics)."""
