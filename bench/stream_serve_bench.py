@@ -11,8 +11,9 @@ text (``tests/unit/test_redaction.py``):
 - served form: ``stored_forms``, ``events.model.redaction.served_form``, then the
   message -- what ``service.http.sse`` serves a handed-over batch with.
 
-Real 2-player Schlitzohr games, sealed as the store seals them, one event per batch (a
-live message is one command's events), for a seat and for a spectator. Reports µs per
+Real 2-player Schlitzohr games (:func:`sealed_history`), sealed as the store seals them,
+one event per batch (a live message is one command's events), for a seat and for a
+spectator. Reports µs per
 event of each path, median (min-max) over the rounds, run back to back in each round.
 """
 
@@ -24,46 +25,59 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
-from events.chain.sealing import CommitKey, seal
+from events.chain.sealing import CommitKey, seal, seal_v1
 from events.model.canonical import ZERO_HASH
-from events.model.envelope import seat_actor
+from events.model.envelope import SYSTEM, bot_actor, seat_actor
 from events.model.redaction import SPECTATOR, Viewer, redact
 from events.model.upcasting import default_upcasters
 from events.redis_adapter.decode import Entry, decode, stored_forms
 from service.http.sse import _handed_over, _messages
 
-SEED = "be" * 32
+TIME = "2026-12-03T10:00:00.000000Z"
+KEY = CommitKey("be" * 32, "g1")
 
 
-def stored_entries(games: int) -> list[Entry]:
-    """Stream entries of ``games`` played games, as the hub hands them over."""
-    entries: list[Entry] = []
-    for index in range(games):
-        game_id, prev, version = f"bench{index}", ZERO_HASH, 1
-        steps: list[tuple[int, Any]] = []
-        play(
-            get_game("schlitzohr"),
-            2,
-            b"serve%d" % index,
-            on_step=lambda _s, seat, _c, new, steps=steps: steps.append((seat, new)),
-        )
-        for seat, events in steps:
-            sealed = seal(
-                game_id,
-                events,
-                version,
-                prev,
-                time="2026-12-03T10:00:00.000000Z",
-                actor=seat_actor(seat),
-                command={"kind": "move"},
-                schema_version=lambda t: 1,
-                key=CommitKey(SEED, game_id),
-            )
-            entries += [(b"%d-0" % s.version, {b"e": s.text.encode()}) for s in sealed]
-            prev, version = sealed[-1].hash, version + len(sealed)
-    return entries
+def sealed_history(name: str, players: int, seed: bytes, sealer: str = "seal2") -> list[str]:
+    """A whole played game's stored texts, each command's events sealed as one batch, as
+    the store seals them (``sealer`` "seal1": the old form); the actors take turns being
+    the seat, its bot and the system (``tests/unit/test_redaction.py`` needs all three)."""
+    steps: list[tuple[int, list[Event]]] = []
+    play(get_game(name), players, seed, on_step=lambda _s, seat, _c, new: steps.append((seat, new)))
+    texts: list[str] = []
+    prev, version = ZERO_HASH, 1
+    for index, (seat, events) in enumerate(steps):
+        actor = [seat_actor(seat), bot_actor(seat), SYSTEM][index % 3]
+        command = None if actor is SYSTEM else {"kind": "move", "n": index}
+        common: dict[str, Any] = {"time": TIME, "actor": actor, "command": command}
+        if sealer == "seal2":
+            sealed = seal("g1", events, version, prev, schema_version=_one, key=KEY, **common)
+        else:
+            sealed = seal_v1("g1", events, version, prev, schema_version=_one, **common)
+        texts += [s.text for s in sealed]
+        prev, version = sealed[-1].hash, version + len(sealed)
+    return texts
+
+
+def _one(_type: str) -> int:
+    return 1
+
+
+def entries_of(texts: list[str]) -> list[Entry]:
+    """Stored texts as the stream entries the hub hands over (versions from 1)."""
+    return [(b"%d-0" % v, {b"e": t.encode()}) for v, t in enumerate(texts, start=1)]
+
+
+class HandOverReader:
+    """The one reader method the stream's hand-over path calls (``RedisEventReader.stored_of``)."""
+
+    def __init__(self) -> None:
+        self.upcasters = default_upcasters()
+
+    def stored_of(self, batch: list[Entry]) -> list[dict[str, Any]]:
+        return stored_forms(batch, b"e", self.upcasters)
 
 
 def per_event_us(entries: list[Entry], serve: Callable[[list[Entry]], object]) -> float:
@@ -78,13 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args(argv)
-    entries, upcasters = stored_entries(args.games), default_upcasters()
-
-    class Reader:  # the one reader method the stream's hand-over path calls
-        def stored_of(self, batch: list[Entry]) -> list[dict[str, Any]]:
-            return stored_forms(batch, b"e", upcasters)
-
-    reader = Reader()
+    texts = [t for i in range(args.games) for t in sealed_history("schlitzohr", 2, b"serve%d" % i)]
+    entries, reader = entries_of(texts), HandOverReader()
+    upcasters = reader.upcasters
     print(
         f"{len(entries)} events of {args.games} games, one per batch; median (min-max) of {args.rounds} rounds"
     )
