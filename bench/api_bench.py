@@ -77,13 +77,23 @@ class Server:
 
     def cpu_seconds(self) -> float:
         """User + system CPU of the master and all its workers so far."""
+        return sum(self.cpu_times())
+
+    def cpu_times(self) -> tuple[float, float]:
+        """(user, system) CPU seconds of the master and all its workers so far."""
         family = psutil.Process(self.process.pid)
-        return sum(sum(p.cpu_times()[:2]) for p in (family, *family.children(recursive=True)))
+        times = [p.cpu_times() for p in (family, *family.children(recursive=True))]
+        return sum(t.user for t in times), sum(t.system for t in times)
 
 
 def redis_cpu_seconds(client: Any) -> float:
+    return sum(redis_cpu_times(client))
+
+
+def redis_cpu_times(client: Any) -> tuple[float, float]:
+    """(user, system) CPU seconds Redis spent so far (``INFO cpu``)."""
     info = client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    return float(info["used_cpu_user"]), float(info["used_cpu_sys"])
 
 
 @contextmanager

@@ -29,6 +29,12 @@ the other. Ratios are taken per pair and summarised as median (min-max):
 - total requests/s, protocol / bare: target >= 0.75;
 - command p99 / bare p99: target <= 1.5x.
 
+Beside them, per request: the CPU of the servers' workers, Redis and the load generator
+(all three share the cores, so while they are saturated the req/s ratio tends to the
+ratio of their sums), and how much of that sum was kernel time (system calls, the
+network stack, wake-ups) rather than user time (the interpreters, Redis and its Lua):
+which kind of work a gap is made of.
+
 With ``--phases`` both servers run metered (``bench.phases``) and the run ends with each
 one's worker CPU per request, by request kind and phase (gunicorn's parse, the app, the
 write, ...): which kind costs what. The meter costs CPU itself; compare within its table.
@@ -53,13 +59,13 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 import redis
 
 from bench import phases
-from bench.api_bench import BARE_APP, PREFIX, Server, redis_cpu_seconds, server
+from bench.api_bench import BARE_APP, PREFIX, Server, redis_cpu_times, server
 from bench.http_client import Connection
 from engine.choices import CHOOSE
 from events.redis_adapter.server import RedisServer
@@ -148,6 +154,10 @@ class Run:
     redis_calls: float
     """Redis commands per request (``INFO commandstats``; a script's own calls included):
     the same however busy the machine is."""
+    machine_kernel_us: float = 0.0
+    """System (kernel) CPU per request of server, Redis and load generator together, µs:
+    system calls, the network stack and wake-ups. The rest of :attr:`machine_cpu_us` is
+    user CPU -- the interpreters, Redis's own work and its Lua."""
 
     @property
     def rate(self) -> float:
@@ -315,6 +325,21 @@ async def post_bare(host: str, port: int, index: int, tally: Tally) -> None:
         await conn.close()
 
 
+class Cpu(NamedTuple):
+    """(user, system) CPU seconds so far of a server, of Redis and of this load generator."""
+
+    server: tuple[float, float]
+    redis: tuple[float, float]
+    client: tuple[float, float]
+
+
+def cpu_now(target: Server, client: Any) -> Cpu:
+    """The CPU spent so far by ``target``'s processes, by Redis (``client``'s) and by this
+    process, each as the kernel accounted it."""
+    own = os.times()
+    return Cpu(target.cpu_times(), redis_cpu_times(client), (own.user, own.system))
+
+
 @dataclass
 class Side:
     """One server under load in a run in turns, and what its turns added up to."""
@@ -326,13 +351,25 @@ class Side:
     server_cpu_s: float = 0.0
     redis_cpu_s: float = 0.0
     client_cpu_s: float = 0.0
+    kernel_s: float = 0.0
     redis_calls: int = 0
+
+    def add_cpu(self, before: Cpu, after: Cpu) -> None:
+        """Count the CPU spent between two samples (one turn of this side)."""
+        (server_user, server_sys), (redis_user, redis_sys), (client_user, client_sys) = (
+            (a[0] - b[0], a[1] - b[1]) for b, a in zip(before, after, strict=True)
+        )
+        self.server_cpu_s += server_user + server_sys
+        self.redis_cpu_s += redis_user + redis_sys
+        self.client_cpu_s += client_user + client_sys
+        self.kernel_s += server_sys + redis_sys + client_sys
 
     def run(self) -> Run:
         n = max(self.tally.requests, 1)
         return Run(
             self.tally, self.seconds, 1e6 * self.server_cpu_s / n, 1e6 * self.redis_cpu_s / n,
             self.client_cpu_s / max(self.seconds, 1e-9), self.redis_calls / n,
+            1e6 * self.kernel_s / n,
         )
 
 
@@ -352,16 +389,13 @@ def load(
     sides = [Side(target, protocol) for target, protocol in targets]
 
     async def turn(side: Side) -> None:
-        server_cpu, redis_cpu = side.target.cpu_seconds(), redis_cpu_seconds(client)
-        calls = redis_calls(client)
-        started, client_cpu = time.perf_counter(), time.process_time()
+        cpu, calls = cpu_now(side.target, client), redis_calls(client)
+        started = time.perf_counter()
         side.tally.gate.open()
         await asyncio.sleep(min(slice_s, seconds - side.seconds))
         await side.tally.gate.close()
         side.seconds += time.perf_counter() - started
-        side.client_cpu_s += time.process_time() - client_cpu
-        side.server_cpu_s += side.target.cpu_seconds() - server_cpu
-        side.redis_cpu_s += redis_cpu_seconds(client) - redis_cpu
+        side.add_cpu(cpu, cpu_now(side.target, client))
         side.redis_calls += redis_calls(client) - calls
 
     async def everyone() -> None:
@@ -426,6 +460,10 @@ def report(pairs: dict[int, list[tuple[Run, Run]]], args: argparse.Namespace) ->
                   f"Redis {spread([r.redis_cpu_us for r in group])}, "
                   f"load generator {spread([r.client_cpu_us for r in group])}; "
                   f"all {spread([r.machine_cpu_us for r in group])}")
+        kernel = {name: spread([r.machine_kernel_us for r in group])
+                  for name, group in (("bare", bares), ("protocol", protos))}
+        print(f"  of which kernel (system CPU), us/req: bare {kernel['bare']}, "
+              f"protocol {kernel['protocol']}   (the rest is user CPU)")
         print(f"  bare all / protocol all CPU  {spread([b.machine_cpu_us / p.machine_cpu_us for b, p in runs])}"
               "   (what the req/s ratio tends to while the cores are saturated)")
         throughput = [p.rate / b.rate for b, p in runs]

@@ -37,6 +37,7 @@ def test_the_protocol_bench_runs_with_every_answer_as_expected() -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert "total req/s ratio" in done.stdout, done.stdout
     assert "bare all / protocol all CPU" in done.stdout, done.stdout
+    assert "of which kernel (system CPU)" in done.stdout, done.stdout
 
 
 def test_the_stream_serve_bench_runs() -> None:
