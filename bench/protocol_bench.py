@@ -154,7 +154,7 @@ class Run:
     redis_calls: float
     """Redis commands per request (``INFO commandstats``; a script's own calls included):
     the same however busy the machine is."""
-    machine_kernel_us: float = 0.0
+    machine_kernel_us: float
     """System (kernel) CPU per request of server, Redis and load generator together, µs:
     system calls, the network stack and wake-ups. The rest of :attr:`machine_cpu_us` is
     user CPU -- the interpreters, Redis's own work and its Lua."""
@@ -356,13 +356,12 @@ class Side:
 
     def add_cpu(self, before: Cpu, after: Cpu) -> None:
         """Count the CPU spent between two samples (one turn of this side)."""
-        (server_user, server_sys), (redis_user, redis_sys), (client_user, client_sys) = (
-            (a[0] - b[0], a[1] - b[1]) for b, a in zip(before, after, strict=True)
-        )
-        self.server_cpu_s += server_user + server_sys
-        self.redis_cpu_s += redis_user + redis_sys
-        self.client_cpu_s += client_user + client_sys
-        self.kernel_s += server_sys + redis_sys + client_sys
+        user = [a[0] - b[0] for b, a in zip(before, after, strict=True)]
+        system = [a[1] - b[1] for b, a in zip(before, after, strict=True)]
+        self.server_cpu_s += user[0] + system[0]
+        self.redis_cpu_s += user[1] + system[1]
+        self.client_cpu_s += user[2] + system[2]
+        self.kernel_s += sum(system)
 
     def run(self) -> Run:
         n = max(self.tally.requests, 1)
