@@ -6,12 +6,15 @@ our expected-version check), in WAL mode with ``synchronous=FULL``: every commit
 fsynced, as every append is under Redis's ``appendfsync always``. Each command's
 events are one ``insert_events`` call -- one transaction -- as they are one ``APPEND``
 for us. Its fastest path: stored events are built directly (JSON state), without
-aggregates or the mapper. ImportError without the ``bench`` extra.
+aggregates or the mapper, in the timed loop (every side of ``bench.store_bench``'s
+comparison encodes its events there). What it stores per event is the caller's:
+``bench.store_bench`` gives it the very records our store writes (the same bytes to
+fsync), and, for comparison, the engine's bare events. ImportError without the
+``bench`` extra.
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Sequence
@@ -20,7 +23,7 @@ from pathlib import Path
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteDatastore
 
-from engine.model import Event
+from bench.durable_records import Record, encode
 
 
 class SqliteBaseline:
@@ -37,22 +40,22 @@ class SqliteBaseline:
             cursor.execute("PRAGMA synchronous")
             self.synchronous = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}[cursor.fetchone()[0]]
 
-    def rate(self, shares: Sequence[Sequence[Sequence[Event]]], tag: str) -> float:
+    def rate(self, shares: Sequence[Sequence[Sequence[Record]]], tag: str) -> float:
         """Events/s for ``len(shares)`` threads, each writing its share of command
-        batches to a stream of its own, started together."""
+        batches (records: an event's type and the dict to store as its state) to a
+        stream of its own, started together. Each record is encoded in the timed loop,
+        as ours (``store.append`` encodes and seals the engine's events) and the raw
+        XADD floor encode theirs."""
         barrier = threading.Barrier(len(shares) + 1)
 
         def work(i: int) -> None:
             originator, version = f"{tag}-{i}", 0
-            stored = []
+            barrier.wait()
             for batch in shares[i]:
                 rows = []
-                for event in batch:
+                for type_, state in batch:
                     version += 1
-                    rows.append(StoredEvent(originator, version, event.type, json.dumps(event.to_json()).encode()))
-                stored.append(rows)
-            barrier.wait()
-            for rows in stored:
+                    rows.append(StoredEvent(originator, version, type_, encode(state)))
                 self.recorder.insert_events(rows)
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(len(shares))]

@@ -18,8 +18,12 @@ over the rounds:
 - matched durability (unless ``--no-durability``; needs the ``bench`` extra):
   our append on a Redis with AOF ``appendfsync always`` against the ``eventsourcing``
   library's SQLite recorder (WAL, ``synchronous=FULL``: an fsync per commit), both
-  on the same disk, each command's events one transaction. Targets >= 1x with one
-  client, >= 2x with ``--clients``.
+  on the same disk, each command's events one transaction, both storing the same
+  records (``bench.durable_records``: the sealed envelopes, so the same bytes are
+  fsynced), each encoding them in its timed loop. Targets >= 1x with one client, >= 2x
+  with ``--clients``. Beside it: the floor (raw pipelined XADDs of the same records on
+  the same Redis), and SQLite storing the engine's bare events (the baseline before the
+  sixteenth round; about a quarter of the bytes).
 
 Without ``--redis-url`` a throwaway redis-server is started; with one, only keys
 under a fresh ``bench:<id>:`` prefix are written, and deleted afterwards.
@@ -35,10 +39,13 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import redis
 
+from bench.durable_records import Record, encode, stored_records
+from bench.redis_target import redis_target
 from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
@@ -46,9 +53,7 @@ from events.model import defaults, records
 from events.model.envelope import SYSTEM, seat_actor
 from events.model.port import GameRef
 from events.model.redaction import ADMIN
-from bench.redis_target import redis_target
 from events.redis_adapter.server import RedisServer
-from pathlib import Path
 from events.redis_adapter.store import RedisEventStore
 
 Batch = list[Event]
@@ -220,9 +225,50 @@ def bench_reads(client: redis.Redis, prefix: str, batches: list[Batch], rounds: 
         )
 
 
+def raw_records(client: redis.Redis, key: str, batches: Sequence[Sequence[Record]]) -> None:
+    """The floor of the durable runs: each batch's records as pipelined XADDs (one round
+    trip, one fsync'd write), encoded as the SQLite baseline encodes them."""
+    for batch in batches:
+        pipe = client.pipeline(transaction=False)
+        for _, state in batch:
+            pipe.xadd(key, {"e": encode(state)})
+        pipe.execute()
+
+
+def durable_round(
+    client: redis.Redis, baseline: Any, bench: WriteBench, tag: str, first: int
+) -> dict[str, float]:
+    """Events/s of each side of one durable round, the sides taking their turn from the
+    ``first``-th on (who goes first rotates between rounds: a disk's fsync latency drifts
+    within a round): ours; eventsourcing+SQLite (``baseline``) storing the same records
+    (``theirs``) and the bare events; the floor, raw pipelined XADDs of the same records."""
+    same = stored_records(bench.shares, [game.id for game in bench.games])
+    bare: list[list[list[Record]]] = [
+        [[(event.type, event.to_json()) for event in batch] for batch in share]
+        for share in bench.shares
+    ]
+
+    def raw(i: int) -> None:
+        raw_records(client, f"bench:raw:{tag}:{i}", same[i])
+
+    sides: dict[str, Callable[[], float]] = {
+        "theirs": lambda: baseline.rate(same, f"same-{tag}"),
+        "theirs, bare events": lambda: baseline.rate(bare, f"bare-{tag}"),
+        "ours": lambda: bench.events / run_clients(bench.clients, bench.ours),
+        # The floor: the same records as raw pipelined XADDs on the same server, one
+        # round trip and one fsync'd write each -- what any store on it pays.
+        "raw": lambda: bench.events / run_clients(bench.clients, raw),
+    }
+    names = list(sides)
+    shift = first % len(names)
+    return {name: sides[name]() for name in names[shift:] + names[:shift]}
+
+
 def bench_durability(batches: list[Batch], args: argparse.Namespace) -> None:
     """Ours on Redis with ``appendfsync always`` against eventsourcing + SQLite (fsync
-    per commit), each command's events one append / one transaction."""
+    per commit), each command's events one append / one transaction, both storing the
+    same records (:func:`stored_records`); and SQLite storing the engine's bare events,
+    the baseline of the rounds before the sixteenth, for comparison."""
     try:
         from bench.sqlite_baseline import SqliteBaseline
     except ImportError:
@@ -242,23 +288,23 @@ def bench_durability(batches: list[Batch], args: argparse.Namespace) -> None:
         print(f"matched durability ({events} events in {len(data)} commands; SQLite "
               f"journal {baseline.journal_mode}, synchronous {baseline.synchronous}; Redis AOF always)")
         for clients, target in ((1, 1.0), (args.clients, 2.0)):
-            ratios, floors, ours_rates, theirs_rates = [], [], [], []
+            rates: dict[str, list[float]] = {}
             for round_number in range(args.durable_rounds):
                 bench = WriteBench(client, "bench:", data, clients)
-                theirs = baseline.rate(bench.shares, f"{clients}-{round_number}")
-                ours = bench.events / run_clients(clients, bench.ours)
-                # The floor: the same batches as raw pipelined XADDs on the same server,
-                # one round trip and one fsync'd write each -- what any store on it pays.
-                raw = bench.events / run_clients(clients, lambda i: bench.raw(i, True))
-                ratios.append(ours / theirs)
-                floors.append(raw / theirs)
-                ours_rates.append(ours)
-                theirs_rates.append(theirs)
+                rate = durable_round(client, baseline, bench, f"{clients}-{round_number}", round_number)
+                for name, value in rate.items():
+                    rates.setdefault(name, []).append(value)
+            ours, theirs, bare_rates = rates["ours"], rates["theirs"], rates["theirs, bare events"]
+            ratios = [o / t for o, t in zip(ours, theirs)]
             print(
-                f"  {clients} client(s): ours {spread(ours_rates)} ev/s, eventsourcing+SQLite "
-                f"{spread(theirs_rates)} ev/s; ratio {spread(ratios)}   {verdict(ratios, target)}\n"
-                f"    the floor, raw pipelined XADD on the same Redis / eventsourcing+SQLite: "
-                f"{spread(floors)}"
+                f"  {clients} client(s): ours {spread(ours)} ev/s, eventsourcing+SQLite storing "
+                f"the same records {spread(theirs)} ev/s; ratio {spread(ratios)}   "
+                f"{verdict(ratios, target)}\n"
+                f"    the floor, raw pipelined XADD of the same records on the same Redis / "
+                f"eventsourcing+SQLite: {spread([r / t for r, t in zip(rates['raw'], theirs)])}\n"
+                f"    eventsourcing+SQLite storing the engine's bare events (no envelope) "
+                f"{spread(bare_rates)} ev/s; ours / that {spread([o / t for o, t in zip(ours, bare_rates)])}, "
+                f"the floor / that {spread([r / t for r, t in zip(rates['raw'], bare_rates)])}"
             )
         baseline.close()
         client.close()
@@ -272,8 +318,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients")
     parser.add_argument("--rounds", type=int, default=5, help="paired rounds")
     parser.add_argument("--no-durability", action="store_true", help="skip the matched-durability runs")
-    parser.add_argument("--durable-batches", type=int, default=400, help="commands per durable round")
-    parser.add_argument("--durable-rounds", type=int, default=3, help="paired durable rounds")
+    parser.add_argument("--durable-batches", type=int, default=1000, help="commands per durable round")
+    parser.add_argument("--durable-rounds", type=int, default=8, help="durable rounds (who goes first rotates)")
     parser.add_argument("--disk", help="directory on the disk to fsync to (default: the temp dir)")
     args = parser.parse_args()
     with redis_target(args.redis_url, args.redis_server, max_connections=64) as (client, url, prefix):
