@@ -15,7 +15,7 @@ from engine.model import Event
 from events.chain.batch import prepare
 from events.chain.sealing import CommitKey
 from events.model import records
-from events.model.canonical import ZERO_HASH
+from events.model.canonical import ZERO_HASH, canonical_json
 from events.model.clock import utc_now
 from events.model.envelope import seat_actor
 from events.model.port import GameRef
@@ -26,8 +26,8 @@ Record = tuple[str, Mapping[str, Any]]
 
 
 def encode(state: Mapping[str, Any]) -> bytes:
-    """A record's JSON as our store writes its texts: sorted keys, no spaces."""
-    return json.dumps(state, sort_keys=True, separators=(",", ":")).encode()
+    """A record's text as our store writes it: its canonical JSON, UTF-8."""
+    return canonical_json(state).encode()
 
 
 def stored_records(

@@ -115,10 +115,7 @@ class WriteBench:
         for batch in self.shares[i]:
             payloads = [json.dumps(e.to_json()) for e in batch]
             if pipelined:
-                pipe = client.pipeline(transaction=False)
-                for payload in payloads:
-                    pipe.xadd(key, {"e": payload})
-                pipe.execute()
+                xadd_pipelined(client, key, payloads)
             else:
                 for payload in payloads:
                     client.xadd(key, {"e": payload})
@@ -225,14 +222,19 @@ def bench_reads(client: redis.Redis, prefix: str, batches: list[Batch], rounds: 
         )
 
 
+def xadd_pipelined(client: redis.Redis, key: str, payloads: Sequence[str | bytes]) -> None:
+    """One batch as raw XADDs in one pipeline: one round trip, like our one APPEND."""
+    pipe = client.pipeline(transaction=False)
+    for payload in payloads:
+        pipe.xadd(key, {"e": payload})
+    pipe.execute()
+
+
 def raw_records(client: redis.Redis, key: str, batches: Sequence[Sequence[Record]]) -> None:
     """The floor of the durable runs: each batch's records as pipelined XADDs (one round
     trip, one fsync'd write), encoded as the SQLite baseline encodes them."""
     for batch in batches:
-        pipe = client.pipeline(transaction=False)
-        for _, state in batch:
-            pipe.xadd(key, {"e": encode(state)})
-        pipe.execute()
+        xadd_pipelined(client, key, [encode(state) for _, state in batch])
 
 
 def durable_round(
@@ -249,7 +251,7 @@ def durable_round(
     ]
 
     def raw(i: int) -> None:
-        raw_records(client, f"bench:raw:{tag}:{i}", same[i])
+        raw_records(client, f"{bench.prefix}raw:{tag}:{i}", same[i])
 
     sides: dict[str, Callable[[], float]] = {
         "theirs": lambda: baseline.rate(same, f"same-{tag}"),
