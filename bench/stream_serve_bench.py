@@ -15,6 +15,11 @@ Real 2-player Schlitzohr games (:func:`sealed_history`), sealed as the store sea
 one event per batch (a live message is one command's events), for a seat and for a
 spectator. Reports µs per
 event of each path, median (min-max) over the rounds, run back to back in each round.
+
+``--pace-ms 1`` serves each event after that long asleep, as a stream does between
+events, and counts only the CPU of the serving itself (``time.process_time`` around each
+event): the same code costs several times its back-to-back figure when it starts
+cold (``docs/operations.md``, *Eighteenth round*).
 """
 
 from __future__ import annotations
@@ -80,23 +85,40 @@ class HandOverReader:
         return stored_forms(batch, b"e", self.upcasters)
 
 
-def per_event_us(entries: list[Entry], serve: Callable[[list[Entry]], object]) -> float:
-    started = time.perf_counter()
+def per_event_us(
+    entries: list[Entry], serve: Callable[[list[Entry]], object], pace_s: float = 0.0
+) -> float:
+    """µs per event of ``serve``: wall time back to back, or with ``pace_s`` asleep
+    before each event the process CPU time of the serving alone."""
+    if pace_s <= 0:
+        started = time.perf_counter()
+        for entry in entries:
+            serve([entry])
+        return 1e6 * (time.perf_counter() - started) / len(entries)
+    spent = 0.0
     for entry in entries:
+        time.sleep(pace_s)
+        before = time.process_time()
         serve([entry])
-    return 1e6 * (time.perf_counter() - started) / len(entries)
+        spent += time.process_time() - before
+    return 1e6 * spent / len(entries)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pace-ms", type=float, default=0.0,
+                        help="sleep this long before each event (0: back to back)")
     args = parser.parse_args(argv)
+    pace_s = args.pace_ms / 1000
     texts = [t for i in range(args.games) for t in sealed_history("schlitzohr", 2, b"serve%d" % i)]
     entries, reader = entries_of(texts), HandOverReader()
     upcasters = reader.upcasters
     print(
-        f"{len(entries)} events of {args.games} games, one per batch; median (min-max) of {args.rounds} rounds"
+        f"{len(entries)} events of {args.games} games, one per batch"
+        + (f", each after {args.pace_ms:g} ms asleep (serving CPU only)" if pace_s > 0 else "")
+        + f"; median (min-max) of {args.rounds} rounds"
     )
     viewer: Viewer
     for label, viewer in (("seat 0", 0), ("spectator", SPECTATOR)):
@@ -108,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
             return _handed_over(reader, batch, viewer, False)  # type: ignore[arg-type]
 
         rounds = [
-            (per_event_us(entries, envelopes), per_event_us(entries, served))
+            (per_event_us(entries, envelopes, pace_s), per_event_us(entries, served, pace_s))
             for _ in range(args.rounds)
         ]
         before, after = [r[0] for r in rounds], [r[1] for r in rounds]

@@ -44,3 +44,15 @@ def test_the_stream_serve_bench_runs() -> None:
     done = _run("bench.stream_serve_bench", "--games", "1", "--rounds", "1")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.count("served/envelopes") == 2, done.stdout
+    paced = _run("bench.stream_serve_bench", "--games", "1", "--rounds", "1", "--pace-ms", "0.1")
+    assert paced.returncode == 0, paced.stderr[-2000:]
+    assert "after 0.1 ms asleep" in paced.stdout, paced.stdout
+    assert paced.stdout.count("served/envelopes") == 2, paced.stdout
+
+
+def test_the_stream_relay_bench_runs_and_every_relay_relays_every_event() -> None:
+    # Its exit status is 1 when a relay lost events (its CPU per event would flatter it).
+    done = _run("bench.stream_relay_bench", "--games", "2", "--seconds", "0.5", "--rounds", "1")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    for relay in ("bare", "hub", "ours"):
+        assert f"round 1 {relay}: " in done.stdout, done.stdout
