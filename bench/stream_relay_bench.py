@@ -32,23 +32,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
-import uuid
 from pathlib import Path
 
-from bench.store_bench import sample_batches
-from engine.registry import get_game
-from events.model import records
-from events.model.envelope import SYSTEM, seat_actor
-from events.model.port import GameRef
+import redis
+
+from bench.store_bench import Batch, WriteBench, sample_batches
+from events.model.envelope import seat_actor
 from events.redis_adapter.server import RedisServer
-from events.redis_adapter.store import RedisEventStore
 
 RELAYS = ("bare", "hub", "ours")
 PREFIX = "benchrelay:"
@@ -73,28 +69,18 @@ def drained_sink() -> int:
     return int(listener.getsockname()[1])
 
 
-def new_games(store: RedisEventStore, count: int) -> list[GameRef]:
-    games = []
-    for _ in range(count):
-        ref, seed = GameRef(f"r{uuid.uuid4().hex[:12]}", "schlitzohr"), records.new_seed()
-        created = records.game_created(get_game("schlitzohr"), {}, 4, seed)
-        store.create(ref, [created], seed, actor=SYSTEM)
-        games.append(ref)
-    return games
-
-
 def one_run(
-    relay: str, server: RedisServer, store: RedisEventStore, sink_port: int,
-    batches: list, games: int, seconds: float,
+    relay: str, server: RedisServer, client: redis.Redis, sink_port: int,
+    batches: list[Batch], games: int, seconds: float,
 ) -> dict[str, float]:
-    """One relay's turn: its CPU (µs per event) and how many events it relayed of those
-    appended."""
-    refs = new_games(store, games)
+    """One relay's turn, on ``games`` new games (``WriteBench``'s): its CPU (µs per
+    event) and how many events it relayed of those appended."""
+    bench = WriteBench(client, PREFIX, batches, games)
+    store, refs = bench.store, bench.games
     child = subprocess.Popen(
         [sys.executable, "-m", "bench.stream_relay_child", relay, str(server.port),
          str(sink_port), PREFIX, *(r.id for r in refs)],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     try:
         assert child.stdin is not None and child.stdout is not None
@@ -102,7 +88,7 @@ def one_run(
             raise RuntimeError(f"the {relay} relay did not start")
         child.stdin.write("start\n")
         child.stdin.flush()
-        versions, appended, k = [1] * games, 0, 0
+        versions, appended, k = bench.versions, 0, 0
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             i, batch = k % games, batches[k % len(batches)]
@@ -135,12 +121,13 @@ def main(argv: list[str] | None = None) -> int:
     batches = sample_batches(3_000)  # cycled: the store checks schemas and chains, not rules
     runs: dict[str, list[dict[str, float]]] = {relay: [] for relay in RELAYS}
     with RedisServer() as server:
-        store = RedisEventStore(server.client(), prefix=PREFIX)
-        sink_port = drained_sink()
+        client, sink_port = server.client(), drained_sink()
         for round_ in range(args.rounds):
             order = RELAYS[round_ % 3:] + RELAYS[: round_ % 3]  # who goes first rotates
             for relay in order:
-                run = one_run(relay, server, store, sink_port, batches, args.games, args.seconds)
+                run = one_run(
+                    relay, server, client, sink_port, batches, args.games, args.seconds
+                )
                 runs[relay].append(run)
                 print(f"round {round_ + 1} {relay}: {run['cpu_us']:.1f} µs/event, "
                       f"relayed {100 * run['relayed']:.0f} %", flush=True)

@@ -40,7 +40,7 @@ def sink(port: int) -> socket.socket:
     return conn
 
 
-def relay_bare(redis_port: int, sink_port: int, channels: dict[bytes, str]) -> None:
+def relay_bare(redis_port: int, sink_port: int, channels: list[bytes]) -> None:
     """The floor: one subscriber socket, an event per game, the published text written
     as it came. No epochs, no gap check, no redaction."""
     woken: dict[bytes, tuple[gevent.event.Event, list[bytes]]] = {
@@ -103,7 +103,7 @@ def main(argv: list[str]) -> None:
     client = redis.Redis(port=int(redis_port))
     store = RedisEventStore(client, prefix=prefix)
     if mode == "bare":
-        channels = {store.keys(g).live.encode(): g for g in game_ids}
+        channels = [store.keys(g).live.encode() for g in game_ids]
         gevent.spawn(relay_bare, int(redis_port), int(sink_port), channels)
     else:
         hub = LiveHub(client, lambda g: store.keys(g).live)
