@@ -80,6 +80,11 @@ a second of Redis answering (one PING per attempt is no load)."""
 
 CONNECTION_ERRORS = (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)
 
+PREPARE_DELAY_ENV = "TABLETOP_WORKER_PREPARE_DELAY_S"
+"""Fault injection for tests only (unset in production): seconds a worker waits between
+taking a job off its queue and marking it "started", so a test can kill it right there
+(the sweeper's "popped" state, ``workers/sweeper.py``)."""
+
 
 class OutageProofMixin:
     """See the module docstring. Mixed into RQ's ``SimpleWorker`` and ``Worker``."""
@@ -98,6 +103,12 @@ class OutageProofMixin:
         # Cleared only when RQ's handling returned: an exception (a dead Redis in the
         # failure handling) leaves it for _recover() to hand over once Redis answers.
         self._in_flight = None
+
+    def prepare_job_execution(self, job: Job, remove_from_intermediate_queue: bool = False) -> None:
+        delay = float(os.environ.get(PREPARE_DELAY_ENV) or 0)
+        if delay > 0:
+            time.sleep(delay)
+        super().prepare_job_execution(job, remove_from_intermediate_queue)  # type: ignore[misc]
 
     def request_stop(self, signum: Any, frame: Any) -> None:
         # RQ raises StopRequested for a stop while idle without setting _stop_requested;

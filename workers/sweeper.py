@@ -13,8 +13,13 @@ still act at the game's current version, at the state of that turn's job
   ``workers/rq_worker.py``) expired, or scheduled for a retry that is overdue by more
   than :data:`RECOVER_AFTER_S` (no scheduler moves it): the sweeper deletes the dead
   job and enqueues the turn again under its own id (:func:`bot_job_id`), at once;
-- **pending** -- queued, deferred, or scheduled and not overdue: the workers are
-  behind, not dead; left alone;
+- **popped** -- "queued", yet in its queue no more: a worker took it (BLPOP) and died
+  before marking it "started" -- RQ itself never looks at such a job again. The
+  sweeper pushes its id back at the front of its queue, at once. (A live worker passes
+  through that state within a millisecond; should the sweeper look right then, the turn
+  runs twice, and its idempotency key makes the second run write nothing.)
+- **pending** -- queued (in its queue), deferred, or scheduled and not overdue: the
+  workers are behind, not dead; left alone;
 - **running** -- "started" by a live worker: left alone until the wait exceeds
   ``settings.bot_stall_s``, then enqueued again under a fresh id (``...-r<time>``)
   beside the stuck one, as RQ refuses a live job's id.
@@ -58,6 +63,7 @@ from typing import Any
 
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
+from rq.queue import Queue
 from rq.registry import ScheduledJobRegistry
 
 from engine.table import OPEN, RUNNING
@@ -80,7 +86,7 @@ RECOVER_AFTER_S = 3.0
 """A game waiting on a bot for less than this is not looked at: its job was just enqueued.
 Also how overdue a scheduled retry may be before the sweeper enqueues the turn itself."""
 
-DEAD, PENDING_STATE, RUNNING_STATE = "dead", "pending", "running"
+DEAD, POPPED, PENDING_STATE, RUNNING_STATE = "dead", "popped", "pending", "running"
 
 ALIVE_TTL_PASSES = 3
 """The heartbeat expires after this many sweep intervals without a pass."""
@@ -131,7 +137,9 @@ def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
     logged and left in the index: the next pass tries again."""
     now = time.time() if now is None else now
     now_ms = int(now * 1000)
-    due = svc.redis.zrangebyscore(prefixed(svc.settings.key_prefix, CLOCKS_DUE), "-inf", now_ms, start=0, num=SWEEP_BATCH)
+    due = svc.redis.zrangebyscore(
+        prefixed(svc.settings.key_prefix, CLOCKS_DUE), "-inf", now_ms, start=0, num=SWEEP_BATCH
+    )
     delay = float(os.environ.get(STEP_DELAY_ENV) or 0)
     pause = (lambda: time.sleep(delay)) if delay > 0 else None
     outcomes: dict[str, str] = {}
@@ -179,6 +187,13 @@ def _sweep_game(
         job_id = bot_job_id(game_id, table.version, seat)
         state, job = job_state(bots.queue.connection, svc.settings.key_prefix, job_id, now)
         level = table.seats[seat].bot  # to the queue of its cost, as the notifier does
+        if state == POPPED and job is not None:
+            requeue(bots.queue.connection, job)
+            enqueued.append(job.id)
+            log.warning(
+                "game %s: bot job %s was taken by a worker that died; requeued", game_id, job.id
+            )
+            continue
         if state == DEAD:
             if job is not None:
                 job.delete(remove_from_queue=True)
@@ -205,12 +220,18 @@ def _sweep_game(
 
 
 def job_state(client: Any, key_prefix: str, job_id: str, now: float) -> tuple[str, Job | None]:
-    """``dead``, ``pending`` or ``running`` (see the module docstring), with the job."""
+    """``dead``, ``popped``, ``pending`` or ``running`` (see the module docstring), with
+    the job."""
     try:
         job = Job.fetch(job_id, connection=client)
     except NoSuchJobError:
         return DEAD, None
     status = job.get_status(refresh=False)
+    if (
+        status == JobStatus.QUEUED
+        and client.lpos(Queue(job.origin, connection=client).key, job.id) is None
+    ):
+        return POPPED, job
     if status in PENDING:
         return PENDING_STATE, job
     if status == JobStatus.SCHEDULED:
@@ -226,6 +247,16 @@ def job_state(client: Any, key_prefix: str, job_id: str, now: float) -> tuple[st
     return DEAD, job  # failed, stopped, canceled, finished: nothing will run it again
 
 
+def requeue(client: Any, job: Job) -> None:
+    """Put a popped job's id back at the front of its queue (and out of RQ's intermediate
+    list, where a single-queue worker parks what it takes)."""
+    queue = Queue(job.origin, connection=client)
+    pipe = client.pipeline()
+    pipe.lrem(queue.intermediate_queue_key, 0, job.id)
+    queue.push_job_id(job.id, pipeline=pipe, at_front=True)
+    pipe.execute()
+
+
 def archive_finished_games(svc: Services, now: float | None = None) -> list[str]:
     """One bounded archiving pass (``service.app.archiving``): up to ``archive_batch``
     games whose seed was revealed more than ``archive_after_s`` ago move to the archive.
@@ -239,7 +270,12 @@ def archive_finished_games(svc: Services, now: float | None = None) -> list[str]
 
     # lazy.store: the archive is opened (created) only once some game is due.
     moved, _refused = archive_finished(
-        svc.redis, lazy.store, svc.settings.key_prefix, after, limit=svc.settings.archive_batch, now=now
+        svc.redis,
+        lazy.store,
+        svc.settings.key_prefix,
+        after,
+        limit=svc.settings.archive_batch,
+        now=now,
     )
     return moved
 

@@ -34,6 +34,7 @@ from service.app.notify import BotQueue, bot_job_id
 from service.bootstrap import Services, build
 from service.settings import Settings
 from workers import bots
+from workers.rq_worker import PREPARE_DELAY_ENV
 from workers.sweeper import RECOVER_AFTER_S, sweep_once
 
 SHORT = {"schlitzohr": {"turn_cap": 10}, "abluxxen": {}}
@@ -213,6 +214,33 @@ def test_a_worker_killed_mid_job_does_not_stall_the_game(
     assert swept, "the sweeper re-enqueued the lost turn"
 
 
+def test_a_worker_killed_between_taking_a_job_and_starting_it_does_not_stall_the_game(
+    svc: Services, env: dict[str, str]
+) -> None:
+    """The job is off its queue (BLPOP) but still "queued": RQ never looks at it again."""
+    game_id = svc.app.create_game("schlitzohr", SHORT["schlitzohr"], ["random", "random"])[
+        "game_id"
+    ]
+    version = status(svc, game_id)["version"]
+    job_id = bot_job_id(game_id, version, 0)
+    queue = Queue(env["TABLETOP_QUEUE_NAME"], connection=svc.redis)
+    taking = start_tabletop(["worker"], {**env, PREPARE_DELAY_ENV: "60"})
+    try:
+        wait_until(lambda: job_id not in queue.get_job_ids(), 30, "the worker to take the job")
+    finally:
+        stop_process(taking, signal.SIGKILL)  # after BLPOP, before "started"
+    assert Job.fetch(job_id, connection=svc.redis).get_status() == "queued"
+    assert status(svc, game_id)["version"] == version
+    fast = {**env, "TABLETOP_SWEEP_INTERVAL_S": "0.2"}
+    with running(["sweeper"], fast), running(["worker"], fast):
+        wait_until(
+            lambda: finished(svc, game_id),
+            GAME_TIMEOUT_S,
+            f"game {game_id} to finish after the sweep",
+        )
+    assert_complete(svc, game_id)
+
+
 def test_the_sweeper_leaves_queued_turns_and_finished_games_alone(svc: Services) -> None:
     game_id = svc.app.create_game("schlitzohr", SHORT["schlitzohr"], ["random", "random"])[
         "game_id"
@@ -240,7 +268,8 @@ def test_the_sweeper_re_enqueues_a_turn_whose_job_is_dead_whatever_its_state(
     svc: Services,
 ) -> None:
     """Dead (at once, under the turn's own id): missing, failed, started by a worker without
-    a heartbeat, scheduled but overdue. Left alone: queued, scheduled and not yet due,
+    a heartbeat, scheduled but overdue. Popped (off its queue, yet not started): pushed
+    back. Left alone: queued, scheduled and not yet due,
     started by a live worker (until ``bot_stall_s``, then a fresh ``-r`` id beside it)."""
     game_id = svc.app.create_game("schlitzohr", SHORT["schlitzohr"], ["random", "random"])[
         "game_id"
@@ -260,6 +289,11 @@ def test_the_sweeper_re_enqueues_a_turn_whose_job_is_dead_whatever_its_state(
         svc.redis.hset(job_key, mapping={"status": status_, "worker_name": worker})
 
     assert sweep() == []  # queued: the workers are behind, not dead
+    queue_key = f"rq:queue:{svc.settings.queue_name}"
+    assert svc.redis.lpop(queue_key) == job_id.encode()  # taken by a worker that then died
+    assert sweep() == [job_id]  # popped: back at the front of its queue
+    assert svc.redis.lrange(queue_key, 0, -1) == [job_id.encode()]
+    assert sweep() == []  # queued again: left alone
     for dead in ("failed", "stopped", "canceled", "finished"):
         set_state(dead)
         assert sweep() == [job_id], dead
