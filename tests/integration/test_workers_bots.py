@@ -183,6 +183,18 @@ def test_concurrent_runs_of_one_turn_write_one_batch(svc: Services) -> None:
     assert {e["actor"]["kind"] for e in history} == {"bot"} and history[0]["version"] == version + 1
 
 
+def finish_with_sweeper(svc: Services, game_id: str, env: dict[str, str]) -> None:
+    """Run a fast sweeper and a worker until the stalled game finishes, then check it."""
+    fast = {**env, "TABLETOP_SWEEP_INTERVAL_S": "0.2"}
+    with running(["sweeper"], fast), running(["worker"], fast):
+        wait_until(
+            lambda: finished(svc, game_id),
+            GAME_TIMEOUT_S,
+            f"game {game_id} to finish after the sweep",
+        )
+    assert_complete(svc, game_id)
+
+
 def test_a_worker_killed_mid_job_does_not_stall_the_game(
     svc: Services, env: dict[str, str]
 ) -> None:
@@ -201,14 +213,7 @@ def test_a_worker_killed_mid_job_does_not_stall_the_game(
     finally:
         stop_process(slow, signal.SIGKILL)  # the worker and RQ's scheduler, mid-job
     assert status(svc, game_id)["version"] == version
-    fast = {**env, "TABLETOP_BOT_STALL_S": "0.5", "TABLETOP_SWEEP_INTERVAL_S": "0.2"}
-    with running(["sweeper"], fast), running(["worker"], fast):
-        wait_until(
-            lambda: finished(svc, game_id),
-            GAME_TIMEOUT_S,
-            f"game {game_id} to finish after the sweep",
-        )
-    assert_complete(svc, game_id)
+    finish_with_sweeper(svc, game_id, {**env, "TABLETOP_BOT_STALL_S": "0.5"})
     prefix = bot_job_id(game_id, version, 0) + "-r"
     swept = [k for k in svc.redis.scan_iter(match=f"rq:job:{prefix}*")]
     assert swept, "the sweeper re-enqueued the lost turn"
@@ -231,14 +236,7 @@ def test_a_worker_killed_between_taking_a_job_and_starting_it_does_not_stall_the
         stop_process(taking, signal.SIGKILL)  # after BLPOP, before "started"
     assert Job.fetch(job_id, connection=svc.redis).get_status() == "queued"
     assert status(svc, game_id)["version"] == version
-    fast = {**env, "TABLETOP_SWEEP_INTERVAL_S": "0.2"}
-    with running(["sweeper"], fast), running(["worker"], fast):
-        wait_until(
-            lambda: finished(svc, game_id),
-            GAME_TIMEOUT_S,
-            f"game {game_id} to finish after the sweep",
-        )
-    assert_complete(svc, game_id)
+    finish_with_sweeper(svc, game_id, env)
 
 
 def test_the_sweeper_leaves_queued_turns_and_finished_games_alone(svc: Services) -> None:
