@@ -15,7 +15,7 @@ rounds of:
 
 µs per call, median (min-max) over the rounds. The protocol bench
 (``bench/protocol_bench.py``) measures the whole request; these figures say where a
-part of it went (``docs/operations.md``, *Twelfth round*).
+part of it went (``docs/bench-rounds.md``, *Twelfth round*).
 """
 
 from __future__ import annotations

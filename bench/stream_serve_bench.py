@@ -19,7 +19,7 @@ event of each path, median (min-max) over the rounds, run back to back in each r
 ``--pace-ms 1`` serves each event after that long asleep, as a stream does between
 events, and counts only the CPU of the serving itself (``time.process_time`` around each
 event): the same code costs several times its back-to-back figure when it starts
-cold (``docs/operations.md``, *Eighteenth round*).
+cold (``docs/bench-rounds.md``, *Eighteenth round*).
 """
 
 from __future__ import annotations

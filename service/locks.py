@@ -6,7 +6,7 @@ cooperative lock, whose ``acquire`` is Python code around a semaphore: 1.16 µs 
 it included (``bench/locks_bench.py``) -- and a play request took several of them (the
 rate limiter's lease, the table cache, every metric it counts). Under load the rate
 limiter's per-request path went from 25 to 11 µs with this and a cheaper token check
-(``docs/operations.md``, *Twelfth round*).
+(``docs/bench-rounds.md``, *Twelfth round*).
 
 A :func:`section_lock` is the OS's lock (``_thread.allocate_lock`` as the interpreter
 has it, not as gevent patched it). It is safe only around code that cannot switch to

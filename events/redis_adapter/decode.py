@@ -41,7 +41,7 @@ def loads(text: str | bytes) -> Any:
 
     Why orjson: an event stream decodes every event it sends, and a read every event
     after the table it holds; a stored event (550 bytes) took 14.8 µs with ``json.loads``
-    and 3.9 µs with orjson here (``docs/operations.md``, *Sixth round*)."""
+    and 3.9 µs with orjson here (``docs/bench-rounds.md``, *Sixth round*)."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError:

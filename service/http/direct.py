@@ -10,7 +10,7 @@ same order: the game id's shape (404), then the general rate limit (429).
 Why: Flask's request and app contexts, URL adapter and response object cost about
 110 µs of a worker's CPU per request on the bench machine before any of our code runs
 -- a fifth of a protocol request's work in process (``bench/protocol_bench.py``,
-``docs/operations.md``, *Sixth round*). Here the route is one regular expression and
+``docs/bench-rounds.md``, *Sixth round*). Here the route is one regular expression and
 the answer a list of header tuples.
 
 Guarantees:
