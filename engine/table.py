@@ -277,21 +277,21 @@ def _evolve_table(game: Game[Any], table: Table | None, event: Event, version: i
     if table is None:
         raise ValueError("a history must start with GameCreated")
     if event.type == SEAT_TAKEN:
-        seats = list(table.seats)
+        taken = list(table.seats)
         token_hash = (event.private or {}).get("token_hash")
-        seats[event.data["seat"]] = Seat(
+        taken[event.data["seat"]] = Seat(
             event.data["name"], event.data.get("bot"), token_hash, event.data.get("account")
         )
-        return replace(table, seats=tuple(seats), version=version)
+        return replace(table, seats=tuple(taken), version=version)
     if event.type == SEAT_TOKEN_REISSUED:
-        seats = list(table.seats)
+        reissued = list(table.seats)
         seat = event.data["seat"]
-        seats[seat] = replace(seats[seat], token_hash=(event.private or {}).get("token_hash"))
-        return replace(table, seats=tuple(seats), version=version)
+        reissued[seat] = replace(reissued[seat], token_hash=(event.private or {}).get("token_hash"))
+        return replace(table, seats=tuple(reissued), version=version)
     if event.type == SEAT_LEFT:
-        seats = list(table.seats)
-        seats[event.data["seat"]] = Seat()
-        return replace(table, seats=tuple(seats), version=version)
+        left = list(table.seats)
+        left[event.data["seat"]] = Seat()
+        return replace(table, seats=tuple(left), version=version)
     if event.type == GAME_STARTED:
         return replace(table, status=RUNNING, version=version)
     if event.type == GAME_EXPIRED:

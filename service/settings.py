@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +166,9 @@ class Settings:
             if raw is None:
                 continue
             default = f.default
+            convert: Any = type(default)  # every field has a default of the field's type
             try:
-                values[f.name] = type(default)(raw) if not isinstance(default, str) else raw
+                values[f.name] = convert(raw) if not isinstance(default, str) else raw
             except ValueError:
                 raise ValueError(f"TABLETOP_{f.name.upper()} must be a {type(default).__name__}, got {raw!r}") from None
         return cls(**values)  # type: ignore[arg-type]

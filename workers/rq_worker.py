@@ -40,6 +40,7 @@ the turn.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -170,10 +171,8 @@ class OutageProofMixin:
                     return False
                 wait = min(wait * 2, MAX_BACKOFF_S)
         log.warning("worker %s: Redis answers again; resuming", name)
-        try:
+        with contextlib.suppress(Exception):  # its thread may be gone already
             self.unsubscribe()  # type: ignore[attr-defined]
-        except Exception:  # noqa: BLE001 - its thread may be gone already
-            pass
         try:
             if self._in_flight is not None:
                 job, queue = self._in_flight
@@ -189,16 +188,18 @@ class OutageProofMixin:
             self.register_death()  # type: ignore[attr-defined]  # RQ refuses a live name twice
         except StopRequested:
             return False
-        except Exception:  # noqa: BLE001 - the job's hash may be gone; the sweeper covers it
+        except Exception:  # the job's hash may be gone; the sweeper covers it
             log.exception("worker %s: cleaning up after the outage failed", name)
         return not self._stop_requested  # type: ignore[attr-defined]
 
 
-class OutageProofSimpleWorker(OutageProofMixin, SimpleWorker):
+# The mixin's work() takes RQ's keyword options as **options and passes them on.
+class OutageProofSimpleWorker(OutageProofMixin, SimpleWorker):  # type: ignore[misc]
     """Runs jobs in the worker process (``tabletop worker --worker-class simple``)."""
 
 
-class OutageProofForkWorker(OutageProofMixin, Worker):
+# The mixin's work() takes RQ's keyword options as **options and passes them on.
+class OutageProofForkWorker(OutageProofMixin, Worker):  # type: ignore[misc]
     """Runs each job in a forked work horse (``tabletop worker --worker-class fork``)."""
 
 
@@ -228,14 +229,13 @@ class Duties:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join(5)
-        try:
+        # Redis down at exit: the locks and the heartbeat expire by themselves.
+        with contextlib.suppress(Exception):
             conn = self._scheduler.connection
             for name in self._queues:
                 release_lock(conn, RQScheduler.get_locking_key(name), self._scheduler.name)
             conn.delete(self._key)
             conn.zrem(self._index, self._name)
-        except Exception:  # noqa: BLE001 - Redis down at exit: both expire by themselves
-            pass
 
     def _run(self) -> None:
         while not self._stop.is_set():

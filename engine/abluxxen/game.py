@@ -16,7 +16,7 @@ from engine.model import JSON, Command, CommandSpec, Event, OptionSpec, Result
 from engine.options import validate_options
 from engine.rng import RandomSource
 
-OPTION_SPECS = (
+OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "edition",
         "choice",
@@ -32,7 +32,7 @@ _VICTIM = fieldspec.integer(0, 4, text="int seat")
 """A seat of the largest table; the engine also wants one of this game's seats."""
 _DRAW_FROM = fieldspec.choice(ev.FROM_DISPLAY, ev.FROM_PILE)
 
-COMMAND_SPECS = (
+COMMAND_SPECS: tuple[CommandSpec, ...] = (
     CommandSpec(
         "play",
         "play a set: count cards of number plus jokers; number null = jokers only (count 0)",

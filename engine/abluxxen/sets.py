@@ -20,7 +20,7 @@ class CardSet(NamedTuple):
     ``count >= 1``, or ``number`` is None, ``count == 0`` and ``jokers >= 1``."""
 
     number: int | None
-    count: int
+    count: int  # type: ignore[assignment]  # shadows tuple.count: the JSON form's name
     jokers: int
 
     @property

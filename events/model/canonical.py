@@ -31,8 +31,8 @@ _ENCODER = json.JSONEncoder(
 # Arguments as JSONEncoder.iterencode passes them (markers=None: no cycle check).
 _C_ENCODE = (
     None
-    if _json_encoder.c_make_encoder is None
-    else _json_encoder.c_make_encoder(
+    if _json_encoder.c_make_encoder is None  # type: ignore[attr-defined]  # private: no stub
+    else _json_encoder.c_make_encoder(  # type: ignore[attr-defined]
         None, _ENCODER.default, _json_encoder.encode_basestring, None, ":", ",", True, False, False
     )
 )

@@ -95,14 +95,14 @@ def served_form(stored: Mapping[str, Any], viewer: Viewer, game_finished: bool) 
 
     Why: a live stream serves every event it is handed this way, and the envelopes
     (construction, ``dataclasses.replace``, ``to_json``) were most of its per-event
-    CPU (``docs/operations.md``, *Fourteenth round*); ``tests/unit/test_redaction.py``
+    CPU (``docs/bench-rounds.md``, *Fourteenth round*); ``tests/unit/test_redaction.py``
     checks both paths agree. Raises TypeError for a viewer of no known kind."""
     names = ENVELOPE_FIELDS if stored.get("seal", 1) == 1 else SEAL2_FIELDS
     out = {name: stored.get(name) for name in names}
     redacted = False
     if not sees_everything(viewer, game_finished):
         keep_private, keep_command = _kept(
-            viewer, out["visible_to"], out["actor"], out["private"], out["command"]
+            viewer, out["visible_to"] or (), out["actor"] or {}, out["private"], out["command"]
         )
         if not keep_private:
             out["private"], redacted = None, True

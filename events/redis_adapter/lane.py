@@ -56,7 +56,7 @@ import weakref
 from typing import Any
 
 import redis
-from redis.connection import AbstractConnection, BlockingConnectionPool, ConnectionPool
+from redis.connection import BlockingConnectionPool, Connection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
@@ -77,7 +77,7 @@ class Lane:
         """``blocking``: its calls may block (the stream hub's ``XREAD BLOCK``), so they
         never share a connection (:mod:`events.redis_adapter.multiplex`)."""
         self._pool: ConnectionPool = client.connection_pool
-        self._free: list[AbstractConnection] = []
+        self._free: list[Connection] = []
         # Decided at the first call, in the process that makes it (an API worker patches
         # gevent in after the fork): None for kept connections of one's own.
         self._shared: multiplex.Multiplexer | None | bool = False if blocking else True
@@ -149,7 +149,7 @@ class Lane:
             shared = self._shared = multiplex.Multiplexer(self._pool) if multiplex.available() else None
         return shared or None
 
-    def _checkout(self) -> AbstractConnection:
+    def _checkout(self) -> Connection:
         """A kept connection that passed the checkout check, else one from the pool."""
         try:
             conn = self._free.pop()
@@ -176,7 +176,7 @@ class Lane:
             raise
         return conn
 
-    def _keep(self, conn: AbstractConnection) -> None:
+    def _keep(self, conn: Connection) -> None:
         if len(self._free) < LANE_SIZE:
             self._free.append(conn)
         else:
@@ -211,12 +211,12 @@ def _unpatched_poll() -> Any:
     return select.poll
 
 
-def _round_trip(conn: AbstractConnection, packed: Any) -> Any:
+def _round_trip(conn: Connection, packed: Any) -> Any:
     conn.send_packed_command(packed)
     return conn.read_response()
 
 
-def _round_trips(conn: AbstractConnection, packed: Any, count: int) -> list[Any]:
+def _round_trips(conn: Connection, packed: Any, count: int) -> list[Any]:
     conn.send_packed_command(packed)
     replies: list[Any] = []
     for _ in range(count):
@@ -227,7 +227,7 @@ def _round_trips(conn: AbstractConnection, packed: Any, count: int) -> list[Any]
     return replies
 
 
-def _give_back(pool: ConnectionPool, free: list[AbstractConnection]) -> None:
+def _give_back(pool: ConnectionPool, free: list[Connection]) -> None:
     while free:
         try:
             pool.release(free.pop())

@@ -7,7 +7,7 @@ Redis call within the same turn of the event loop. :class:`Multiplexer` queues t
 commands and writes them with one ``send``, one greenlet reads the replies (often
 several per ``recv``) and hands each caller its own: fewer system calls and wake-ups
 in the worker and in Redis alike (``python -m bench.multiplex_bench``, and
-``bench.protocol_bench``; figures in ``docs/operations.md``, *Seventh round*). With
+``bench.protocol_bench``; figures in ``docs/bench-rounds.md``, *Seventh round*). With
 one caller at a time it costs about what a kept connection costs.
 
 Guarantees:
@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import collections
 import sys
+import socket
 import threading
-from typing import Any
+from typing import Any, cast
 
 from redis._parsers.base import BaseParser
-from redis.connection import AbstractConnection, ConnectionPool
+from redis.connection import Connection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -81,7 +82,7 @@ class Multiplexer:
         self._Waiter = Waiter
         self._get_hub = get_hub
         self._Reader = hiredis.Reader
-        self._conn: AbstractConnection | None = None
+        self._conn: Connection | None = None
         self._outbox: list[bytes] = []  # written in this order; _calls holds the callers
         self._calls: collections.deque[_Call] = collections.deque()
         self._writing = False
@@ -157,24 +158,24 @@ class Multiplexer:
     def _open(self) -> None:
         conn = self._pool.get_connection()
         # Replies are read here, by one greenlet, not by redis-py's parser.
-        conn._sock.settimeout(None)  # type: ignore[union-attr]
+        cast(socket.socket, conn._sock).settimeout(None)
         self._conn = conn
         self._spawn(self._read, conn)
 
-    def _read(self, conn: AbstractConnection) -> None:
+    def _read(self, conn: Connection) -> None:
         """The connection's replies, each to its caller, until it fails or is dropped."""
         # Error replies become redis-py's exception classes (NoScriptError, ...), as
         # redis-py's own hiredis parser makes them.
         reader = self._Reader(replyError=BaseParser.parse_error, notEnoughData=_MORE)
         buffer = bytearray(READ_BYTES)
-        sock = conn._sock
+        sock = cast(socket.socket, conn._sock)
         loop_of = self._get_hub().loop
         try:
             while conn is self._conn:
-                size = sock.recv_into(buffer)  # type: ignore[union-attr]
+                size = sock.recv_into(buffer)
                 if size == 0:
                     raise RedisConnectionError("Connection closed by server.")
-                reader.feed(buffer, 0, size)
+                reader.feed(buffer, 0, size)  # type: ignore[arg-type]  # takes any buffer
                 while (reply := reader.gets()) is not _MORE:
                     call = self._calls[0]
                     call.replies.append(reply)
@@ -184,7 +185,7 @@ class Multiplexer:
         except BaseException as error:  # noqa: BLE001 - every caller learns of it
             self._fail(conn, error)
 
-    def _fail(self, conn: AbstractConnection | None, error: BaseException) -> None:
+    def _fail(self, conn: Connection | None, error: BaseException) -> None:
         """Drop ``conn`` (if still the current one) and fail every call on it."""
         if conn is None or conn is not self._conn:
             return

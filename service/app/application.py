@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from engine.errors import INVALID_OPTION, INVALID_SEAT, RuleViolation
+from engine.errors import INVALID_OPTION, RuleViolation
 from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.table import (
@@ -505,7 +505,9 @@ class Application:
         """The outcome of an earlier call with the (scoped) ``key``, if there was one,
         rebuilt as ``seat`` saw it. IdempotencyMismatch if the key came with another command."""
         try:
-            earlier = self.store.recall(game_id, key, actor, command if isinstance(command, Mapping) else None)
+            earlier = self.store.recall(
+                game_id, key, actor, dict(command) if isinstance(command, Mapping) else None
+            )
         except IdempotencyKeyReused:
             raise IdempotencyMismatch("this idempotency key was used for another command") from None
         if earlier is None:

@@ -9,13 +9,17 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from service.cli import play
 from service.cli import export, import_history, projections, replay, simulate, up, verify
 from service.cli import archive, health, serve, sweeper, worker
 from service.cli import contract
 
-COMMANDS = (simulate, up, export, verify, replay, import_history, projections, serve, worker, sweeper, health, archive)
+COMMANDS: tuple[ModuleType, ...] = (
+    simulate, up, export, verify, replay, import_history, projections,
+    serve, worker, sweeper, health, archive,
+)
 COMMANDS += (contract,)
 
 COMMANDS += (play,)  # the terminal client, on tabletop_client only (docs/client.md)

@@ -62,7 +62,8 @@ def _rebuild_with_progress(updater: Updater, client: Any, game_id: str | None) -
         def on_game(outcome: Update) -> None:
             progress.advance(task, outcome.version)
 
-        archived = store.archive.game_ids() if store.archive is not None and game_id is None else ()
+        archive = getattr(store, "archive", None)  # the Redis reader's; the port has none
+        archived = archive.game_ids() if archive is not None and game_id is None else ()
         return rebuild(
             updater, client, game_id=game_id, on_plan=on_plan, on_game=on_game, archived=archived
         )

@@ -195,7 +195,7 @@ def rate_limit_bucket(environ: Mapping[str, Any], game_id: str | None, services:
     return "ip:" + _address(environ)
 
 
-_settled: dict[str, tuple[str, str, int, str]] = {}
+_settled: dict[str, tuple[str, str, int, str | None]] = {}
 """Seat token -> (its game, its bucket, its seat, the seat's stored token hash when it was
 verified), for tokens verified on a table whose play had begun: seats never change hands
 after that, so the token holds its seat unless its account takes the seat back with a
@@ -239,7 +239,7 @@ def _bucket(game_id: str, seat: int, token: str, table: Table) -> str:
     return bucket
 
 
-def _still_held(app: Application, settled: tuple[str, str, int, str]) -> bool:
+def _still_held(app: Application, settled: tuple[str, str, int, str | None]) -> bool:
     """Whether the settled token still holds its seat on the table this process holds:
     the seat's stored hash is still the one it had when the token was verified (True
     when this process holds no table: no round trip for a rate-limit bucket)."""

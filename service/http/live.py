@@ -11,7 +11,7 @@ which the account notice streams still use): every event ended that read, which 
 had to be sent again naming every waited stream -- a send, a reply, and Redis
 registering the reader on every key, for each batch of events. A subscriber
 connection only receives: an event costs one message, whatever else is waited on.
-Measured in ``bench/protocol_bench.py`` (``docs/operations.md``, *Eighth round*).
+Measured in ``bench/protocol_bench.py`` (``docs/bench-rounds.md``, *Eighth round*).
 
 Guarantees (the stream must stay gap-free although pub/sub forgets what it sent
 while no one listened):
@@ -51,7 +51,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import hiredis
 import redis
@@ -250,7 +250,8 @@ class LiveHub:
     def _send(self, conn: AbstractConnection, *commands: tuple[Any, ...]) -> None:
         """Write ``commands`` (callers hold the send lock); a failure is the reader's to notice."""
         try:
-            conn._sock.sendall(b"".join(conn.pack_commands(commands)))  # type: ignore[union-attr]
+            # A connection that broke has no socket: AttributeError, caught.
+            cast(socket.socket, conn._sock).sendall(b"".join(conn.pack_commands(commands)))
         except (OSError, AttributeError) as error:
             log.warning("live hub: send failed: %r", error)
 
@@ -278,9 +279,9 @@ class LiveHub:
             time.sleep(ERROR_PAUSE_S)
 
     def _connect(self) -> AbstractConnection:
-        conn = self._pool.make_connection()
+        conn = cast(AbstractConnection, self._pool.make_connection())
         conn.connect()
-        conn._sock.settimeout(PING_S)  # type: ignore[union-attr]
+        cast(socket.socket, conn._sock).settimeout(PING_S)
         with self._send_lock:
             with self._lock:
                 self._conn = conn
@@ -295,11 +296,12 @@ class LiveHub:
         go of unfollowed games every :data:`LINGER_S` however busy the connection is."""
         reader = hiredis.Reader()
         buffer = bytearray(READ_BYTES)
+        sock = cast(socket.socket, conn._sock)
         pinged = False
         next_linger = time.monotonic() + LINGER_S
         while True:
             try:
-                size = conn._sock.recv_into(buffer)  # type: ignore[union-attr]
+                size = sock.recv_into(buffer)
             except socket.timeout:
                 if pinged:
                     raise ConnectionError("the subscriber connection did not answer a ping")
@@ -310,7 +312,7 @@ class LiveHub:
                 if size == 0:
                     raise ConnectionError("Redis closed the subscriber connection")
                 pinged = False
-                reader.feed(buffer, 0, size)
+                reader.feed(buffer, 0, size)  # type: ignore[arg-type]  # takes any buffer
                 while (reply := reader.gets()) is not False:
                     self._handle(reply)
             if time.monotonic() >= next_linger:

@@ -84,7 +84,8 @@ def _serve(name: str) -> Response:
     response.set_etag(hashlib.sha256(content).hexdigest()[:32])
     response.headers["Cache-Control"] = "no-cache"
     response.headers["Content-Security-Policy"] = CLIENT_CSP
-    return response.make_conditional(request)
+    response.make_conditional(request)  # in place (304 without a body when current)
+    return response
 
 
 @bp.get("/")

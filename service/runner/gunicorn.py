@@ -167,18 +167,29 @@ def exec_serve(options: ServerOptions, factory: str = API_FACTORY) -> None:
     os.execv(sys.executable, command)
 
 
-def main(args: list[str] | None = None) -> None:
-    """``python -m service.runner.gunicorn --bind ... --workers ... --worker-class ...``."""
+def parse(args: list[str] | None = None) -> tuple[ServerOptions, str]:
+    """The options and app factory of :func:`main`'s command line (the inverse of
+    :func:`argv`); what it leaves out takes :class:`ServerOptions`' defaults. Exits with
+    argparse's usage error on a bad command line."""
+    # An instance's values: on a slotted dataclass ``ServerOptions.bind`` is the slot's
+    # descriptor, not the default.
+    defaults = ServerOptions()
     parser = argparse.ArgumentParser(prog="service.runner.gunicorn")
-    parser.add_argument("--bind", default=ServerOptions.bind)
-    parser.add_argument("--workers", type=int, default=ServerOptions.workers)
-    parser.add_argument("--worker-class", choices=tuple(WORKER_CLASSES), default="gevent")
-    parser.add_argument("--threads", type=int)
-    parser.add_argument("--access-log", action="store_true")
+    parser.add_argument("--bind", default=defaults.bind)
+    parser.add_argument("--workers", type=int, default=defaults.workers)
+    parser.add_argument(
+        "--worker-class", choices=tuple(WORKER_CLASSES), default=defaults.worker_class
+    )
+    parser.add_argument("--threads", type=int, default=defaults.threads)
+    parser.add_argument("--access-log", action="store_true", default=defaults.access_log)
     parser.add_argument("--app", default=API_FACTORY)
     ns = parser.parse_args(args)
-    options = ServerOptions(ns.bind, ns.workers, ns.worker_class, ns.threads, ns.access_log)
-    serve(options, ns.app)
+    return ServerOptions(ns.bind, ns.workers, ns.worker_class, ns.threads, ns.access_log), ns.app
+
+
+def main(args: list[str] | None = None) -> None:
+    """``python -m service.runner.gunicorn --bind ... --workers ... --worker-class ...``."""
+    serve(*parse(args))
 
 
 if __name__ == "__main__":

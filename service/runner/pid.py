@@ -46,11 +46,11 @@ def fast_multiprocess_values() -> None:
 
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR") or os.environ.get("prometheus_multiproc_dir"):
         own = getattr(values, "Lock", None)
-        values.Lock = section_lock  # type: ignore[attr-defined]
+        values.Lock = section_lock  # type: ignore[attr-defined,assignment]
         try:
             values.ValueClass = values.MultiProcessValue(process_identifier=current)
         finally:
             if own is None:
                 del values.Lock  # type: ignore[attr-defined]
             else:
-                values.Lock = own  # type: ignore[attr-defined]
+                values.Lock = own  # type: ignore[attr-defined,assignment]
