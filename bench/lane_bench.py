@@ -22,10 +22,10 @@ from collections.abc import Callable
 
 import redis
 
-from bench.store_bench import WriteBench, redis_cpu, sample_batches, spread, split_singles
+from bench.redis_target import redis_target
+from bench.store_bench import WriteBench, redis_cpu, sample_batches, split_singles, spread
 from events.redis_adapter.lane import lane_for
 from events.redis_adapter.scripts import APPEND, Script
-from bench.redis_target import redis_target
 
 
 def timed(client: redis.Redis, calls: int, fn: Callable[[], None]) -> tuple[float, float]:

@@ -29,6 +29,7 @@ from typing import Any
 
 import redis
 
+from bench.redis_target import redis_target
 from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
@@ -36,10 +37,9 @@ from engine.table import game_started, seat_taken
 from events.model import records
 from events.model.envelope import SYSTEM, seat_actor
 from events.model.port import GameRef
+from events.model.redaction import ADMIN
 from events.projections import ReadModels, Updater, rebuild
 from events.projections.model import fold
-from events.model.redaction import ADMIN
-from bench.redis_target import redis_target
 from events.redis_adapter.store import RedisEventStore
 
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve")

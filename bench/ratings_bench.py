@@ -26,9 +26,10 @@ from collections.abc import Callable
 
 import redis
 
+from bench.redis_target import fresh_prefix as new_prefix
+from bench.redis_target import redis_target
 from events.projections.rating_outcome import RatedOutcome
 from events.projections.ratings import Ratings
-from bench.redis_target import fresh_prefix as new_prefix, redis_target
 
 GAME = "schlitzohr"
 START_US = 1_790_000_000_000_000

@@ -38,7 +38,6 @@ from tabletop_client.types import (
     View,
 )
 
-
 JOIN_RACES = 5
 """How many times :meth:`TabletopClient.join` tries when others change the table at the
 same moment (each lost race wrote nothing)."""

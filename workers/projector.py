@@ -41,11 +41,11 @@ from typing import Any
 
 import redis
 
-from events.redis_adapter.feed import FeedConsumer, Notification, shards_from_env
 from events.projections.model import UnprojectableGame
 from events.projections.reconcile import known_games, lagging_games
 from events.projections.redis_models import ReadModels
 from events.projections.update import Updater
+from events.redis_adapter.feed import FeedConsumer, Notification, shards_from_env
 from events.redis_adapter.reader import RedisEventReader
 
 log = logging.getLogger("tabletop.projector")

@@ -7,8 +7,8 @@ from typing import Any
 
 from engine import fieldspec
 from engine.abluxxen import deal, decide, evolve, legal, material, views
-from engine.abluxxen.cards import COPIES_PER_NUMBER, JOKER_COPIES, JOKER_JSON
 from engine.abluxxen import events as ev
+from engine.abluxxen.cards import COPIES_PER_NUMBER, JOKER_COPIES, JOKER_JSON
 from engine.abluxxen.scoring import current_scores
 from engine.abluxxen.state import State
 from engine.errors import INVALID_PLAYER_COUNT, RuleViolation

@@ -26,8 +26,8 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, func, insert, select
 
-from events.archive.schema import events, games
 from events.archive.lazy import default_archive_url
+from events.archive.schema import events, games
 from events.model.port import Head
 
 HEAD_CACHE_SIZE = 100_000

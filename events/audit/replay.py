@@ -20,8 +20,8 @@ from typing import Any
 from engine.model import JSON
 from engine.registry import get_game
 from engine.table import FINISHED, Table, evolve_table
-from events.state.clockview import clock_json, deadlines_json
 from events.model.envelope import Envelope
+from events.state.clockview import clock_json, deadlines_json
 
 
 class ReplayError(Exception):

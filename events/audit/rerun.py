@@ -36,10 +36,10 @@ from engine.game import Game
 from engine.model import JSON, Event
 from engine.rng import RandomSource
 from engine.table import FINISHED, GAME_ENDED, RUNNING, TABLE_TYPES, Table, evolve_table
+from engine.timeout import policy_decision
 from events.audit.compare import difference, first_difference
 from events.audit.lobby import check_table_event
 from events.audit.report import RULES, SCORE, STRUCTURE, Discrepant
-from engine.timeout import policy_decision
 from events.model.envelope import SYSTEM, Envelope, timeout_actor
 from events.model.records import engine_rng, timeout_rng
 

@@ -34,13 +34,13 @@ from engine.table import GAME_CREATED, SEED_REVEALED
 from events.audit.history import check_shape, flat_errors, parse_lines
 from events.audit.report import CHAIN, COMMITMENT, STRUCTURE, Discrepant, Report
 from events.audit.rerun import rerun
+from events.chain.sealing import CommitKey
 from events.chain.verify import digest_problem, first_break
 from events.model.envelope import Envelope
 from events.model.errors import InvalidEvent, UpcastError
 from events.model.records import commitment
-from events.schemas import SchemaRegistry, default_registry
-from events.chain.sealing import CommitKey
 from events.model.upcasting import Upcasters, default_upcasters
+from events.schemas import SchemaRegistry, default_registry
 
 
 class StoredTexts(Protocol):

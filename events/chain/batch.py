@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from engine.model import JSON, Event
+from events.chain.sealing import CommitKey, Sealed, seal_encoded
 from events.model.canonical import canonical_json, sha256_hex
 from events.model.errors import InvalidEvent
 from events.model.port import AppendResult, GameRef
 from events.model.records import GAME_ENDED
 from events.schemas.registry import SchemaRegistry
-from events.chain.sealing import CommitKey, Sealed, seal_encoded
 
 
 class PreparedBatch(NamedTuple):

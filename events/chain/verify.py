@@ -27,9 +27,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from events.chain.sealing import COMMAND, PRIVATE, SEAL, CommitKey
 from events.model.canonical import ZERO_HASH, canonical_json, sha256_hex
 from events.model.errors import ChainBroken
-from events.chain.sealing import COMMAND, PRIVATE, SEAL, CommitKey
 
 HIDDEN_PARTS = (PRIVATE, COMMAND)
 """The parts seal 2 commits to by digest instead of hashing them."""

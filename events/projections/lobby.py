@@ -19,9 +19,9 @@ from typing import Any
 
 from engine.model import JSON
 from engine.registry import game_names
-from events.redis_adapter.keys import GAME_ID
 from events.projections.keys import ReadModelKeys
 from events.projections.redis_models import STATUSES
+from events.redis_adapter.keys import GAME_ID
 
 DEFAULT_LIMIT = 20
 """Games per page when the caller does not say."""

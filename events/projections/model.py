@@ -34,8 +34,8 @@ from events.model.canonical import canonical_json
 from events.model.clock import TIME_FORMAT
 from events.model.envelope import Envelope
 from events.model.errors import SnapshotError
-from events.state.snapshots import default_codec
 from events.state.codec import StateCodec
+from events.state.snapshots import default_codec
 
 CHECKPOINT = "v"
 GAME = "game"

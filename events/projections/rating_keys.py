@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from events.redis_adapter.keys import check_prefix
 from events.projections.keys import encode_name, glob_escape
+from events.redis_adapter.keys import check_prefix
 
 PARTS = ("pending", "done", "outcome", "record", "rating", "board")
 """The fixed keys a reset deletes (``gen`` stays; ``played`` keys are found by SCAN)."""

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from events.model.port import EventReader
+from events.model.redaction import Viewer
 from events.projections import lobby, players, rating_reads, views
 from events.projections.redis_models import ReadModels
-from events.model.redaction import Viewer
 from events.state.codec import StateCodec
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from events.redis_adapter.keys import GAME_ID
 from events.projections import model
 from events.projections.keys import ReadModelKeys
 from events.projections.redis_models import status_rank
+from events.redis_adapter.keys import GAME_ID
 
 CHUNK = 500
 """Games compared per pipelined round trip."""

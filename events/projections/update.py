@@ -31,6 +31,7 @@ from engine.table import FINISHED, Table
 from events.model.envelope import Envelope
 from events.model.errors import GameNotFound
 from events.model.port import EventReader
+from events.model.redaction import ADMIN
 from events.projections.model import fold, record_of
 from events.projections.notices import NoticeWriter
 from events.projections.rating_outcome import (
@@ -42,7 +43,6 @@ from events.projections.rating_outcome import (
 )
 from events.projections.ratings import Ratings
 from events.projections.redis_models import ReadModels, status_rank
-from events.model.redaction import ADMIN
 
 ATTEMPTS = 5
 """How often :meth:`Updater.update` retries after losing a race on the checkpoint.

@@ -25,9 +25,9 @@ from engine.table import Table
 from events.model.canonical import canonical_json
 from events.model.errors import GameNotFound
 from events.model.port import EventReader
+from events.model.redaction import ADMIN, Auditor, Spectator, Viewer
 from events.projections import model
 from events.projections.redis_models import ReadModels
-from events.model.redaction import ADMIN, Auditor, Spectator, Viewer
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,8 +34,8 @@ and a caller waits by switching away; a thread would hold the GIL's other users.
 from __future__ import annotations
 
 import collections
-import sys
 import socket
+import sys
 import threading
 from typing import Any, cast
 

@@ -26,14 +26,14 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from events.chain.verify import verify
 from events.model import defaults
 from events.model.canonical import ZERO_HASH
-from events.chain.verify import verify
 from events.model.envelope import Envelope
 from events.model.errors import GameNotFound
-from events.redis_adapter.keys import GameKeys, check_prefix
-from events.redis_adapter.lane import Lane, lane_for
 from events.model.port import Head, Snapshot
+from events.model.redaction import Viewer, sees_everything
+from events.model.upcasting import Upcasters, default_upcasters
 from events.redis_adapter.decode import (
     Entry,
     decode,
@@ -43,8 +43,8 @@ from events.redis_adapter.decode import (
     stored_dicts,
     stored_forms,
 )
-from events.model.redaction import Viewer, sees_everything
-from events.model.upcasting import Upcasters, default_upcasters
+from events.redis_adapter.keys import GameKeys, check_prefix
+from events.redis_adapter.lane import Lane, lane_for
 
 if TYPE_CHECKING:  # the archive (SQLAlchemy) is imported only where one is configured
     from events.archive.lazy import LazyArchive as ArchiveStore

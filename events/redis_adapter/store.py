@@ -38,11 +38,11 @@ from typing import TYPE_CHECKING, Any
 from redis.cluster import RedisCluster
 
 from engine.model import JSON, Event
-from events.model import defaults
-from events.redis_adapter import feed
 from events.chain.batch import fingerprint, parse_record, prepare
-from events.model.canonical import ZERO_HASH, canonical_json
+from events.chain.sealing import CommitKey
 from events.chain.verify import digest_problem, first_break
+from events.model import defaults
+from events.model.canonical import ZERO_HASH, canonical_json
 from events.model.clock import Clock, utc_now
 from events.model.errors import (
     ChainBroken,
@@ -52,14 +52,14 @@ from events.model.errors import (
     StoreError,
     VersionConflict,
 )
-from events.redis_adapter.keys import GameKeys
 from events.model.port import AppendResult, GameRef, Snapshot
 from events.model.records import GAME_ENDED, SEED_REVEALED, check_creation
-from events.redis_adapter.reader import RedisEventReader
-from events.schemas import SchemaRegistry, default_registry
-from events.redis_adapter.scripts import APPEND, SAVE_SNAPSHOT, Script
-from events.chain.sealing import CommitKey
 from events.model.upcasting import Upcasters
+from events.redis_adapter import feed
+from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.reader import RedisEventReader
+from events.redis_adapter.scripts import APPEND, SAVE_SNAPSHOT, Script
+from events.schemas import SchemaRegistry, default_registry
 
 if TYPE_CHECKING:  # the archive (SQLAlchemy) is imported only where one is configured
     from events.archive.lazy import LazyArchive as ArchiveStore

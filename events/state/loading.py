@@ -21,8 +21,8 @@ from events.model.errors import GameNotFound, SnapshotError
 from events.model.port import EventStore
 from events.model.records import RECORD_TYPES
 from events.model.redaction import ADMIN
-from events.state.snapshots import default_codec, snapshot_due, snapshot_of
 from events.state.codec import StateCodec
+from events.state.snapshots import default_codec, snapshot_due, snapshot_of
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,15 +46,15 @@ from events.model.errors import IdempotencyKeyReused, VersionConflict
 from events.model.port import GameRef
 from events.model.records import engine_rng, new_seed, seed_revealed, setup_events
 from events.redis_adapter.store import RedisEventStore
-from service.app import documents, retries
 from service.accounts.store import Account, AccountStore, is_player_key
+from service.app import documents, retries
 from service.app.errors import (
     AlreadySeated,
-    NameRequired,
     Forbidden,
+    IdempotencyMismatch,
+    NameRequired,
     NameReserved,
     NotSeated,
-    IdempotencyMismatch,
     StaleVersion,
     TooManyOpenGames,
     Unauthenticated,

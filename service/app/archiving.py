@@ -44,9 +44,9 @@ from engine.table import SEED_REVEALED
 from events.archive.store import ArchivedGame, ArchiveStore, texts_equal
 from events.chain.verify import verify
 from events.model.errors import ChainBroken
-from events.redis_adapter.keys import GameKeys
 from events.projections.keys import ReadModelKeys
 from events.projections.reconcile import known_games
+from events.redis_adapter.keys import GameKeys
 from events.redis_adapter.scripts import Script
 from service.app.documents import encode
 from service.app.verification import stored_report

@@ -37,8 +37,8 @@ import json
 import secrets
 from typing import Any
 
-from events.redis_adapter.keys import check_game_id, check_prefix
 from events.model.redaction import ADMIN, Viewer
+from events.redis_adapter.keys import check_game_id, check_prefix
 
 TICKET_BYTES = 32
 """Random bytes per ticket (256 bits)."""

@@ -16,8 +16,8 @@ from engine.game import Game
 from engine.registry import get_game
 from engine.table import Table
 from events.model.errors import GameNotFound as StoreGameNotFound
-from events.state.loading import load_table
 from events.redis_adapter.store import RedisEventStore
+from events.state.loading import load_table
 from service.app.errors import GameNotFound
 from service.locks import section_lock
 

@@ -39,8 +39,8 @@ from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.table import FINISHED, RUNNING, Table
 from engine.timeout import policy_decision
-from events.state.clockview import iso_ms
 from events.model.records import engine_rng, timeout_rng
+from events.state.clockview import iso_ms
 from service.app.application import Application
 from service.app.errors import Forbidden, GameNotFound, StaleVersion
 

@@ -11,10 +11,22 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from service.cli import play
-from service.cli import export, import_history, projections, replay, simulate, up, verify
-from service.cli import archive, health, serve, sweeper, worker
-from service.cli import contract
+from service.cli import (
+    archive,
+    contract,
+    export,
+    health,
+    import_history,
+    play,
+    projections,
+    replay,
+    serve,
+    simulate,
+    sweeper,
+    up,
+    verify,
+    worker,
+)
 
 COMMANDS: tuple[ModuleType, ...] = (
     simulate, up, export, verify, replay, import_history, projections,

@@ -24,9 +24,9 @@ import sys
 import urllib.request
 from typing import Any
 
+from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.cluster import ClusterNode, RedisCluster
 from rq import Queue, Worker
 
 from events.redis_adapter.keys import SWEEPER_ALIVE, prefixed

@@ -16,8 +16,8 @@ import json
 import sys
 from typing import Any
 
-from events.redis_adapter import feed
 from events.audit.importing import Imported, ImportRefused, import_lines
+from events.redis_adapter import feed
 from service.cli.store_options import Opened, add_redis_arguments, open_store
 from service.cli.verify import read_lines
 

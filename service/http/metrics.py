@@ -26,8 +26,8 @@ from prometheus_client import (
     Counter,
     Histogram,
     generate_latest,
+    multiprocess,
 )
-from prometheus_client import multiprocess
 
 from service.runner import pid
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, render_template
 
-from service.http import auth, body, context, metrics, spec
 from service.app.errors import Forbidden, Unauthenticated
+from service.http import auth, body, context, metrics, spec
 from service.http.problems import Problem
 from service.http.responses import json_response
 

@@ -24,8 +24,8 @@ import argparse
 import importlib
 import importlib.util
 import os
-import sys
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass

@@ -11,7 +11,6 @@ import requests
 from support.contract import ContractSession
 from support.http_games import HttpApi, create_game, play_randomly, seat_everyone
 from support.live_server import LiveServer
-
 from support.sse import events
 
 from engine.registry import game_names, get_game

@@ -15,7 +15,6 @@ import random
 import subprocess
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import psutil

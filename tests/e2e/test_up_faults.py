@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import subprocess
 import sys
@@ -33,7 +32,6 @@ from typing import Any
 import psutil
 import pytest
 import requests
-
 from support.processes import ROOT, wait_until
 from support.up import UP_TIMEOUT_S, Up, is_running, start_up
 

@@ -12,6 +12,7 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+
 import psutil
 import pytest
 import requests

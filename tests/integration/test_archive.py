@@ -25,7 +25,6 @@ from typing import Any
 
 import psutil
 import pytest
-import redis
 import requests
 from support.archive_db import postgres_database
 from support.http_games import HttpApi, create_game, play_randomly, seat_everyone
@@ -34,8 +33,8 @@ from support.processes import start_tabletop
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
 from events.archive.store import open_archive
-from events.redis_adapter.keys import GameKeys
 from events.projections.keys import ReadModelKeys
+from events.redis_adapter.keys import GameKeys
 from service.cli import main as tabletop
 
 ADMIN = "archive-admin-token-0123456789abcdef"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import psutil
 import requests
-
-from bench import phases
 from support.live_server import free_port
 from support.processes import service_env, start_tabletop, stop_process, unique_queue
+
+from bench import phases
 
 REQUESTS = 3 * phases.DUMP_EVERY
 """Bare POSTs sent after the warm-up: a multiple of the dump interval, so the last dump

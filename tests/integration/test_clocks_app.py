@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import redis
 from support.audit import rehash
-from support.clocks import Parked, forge_decision, park
+from support.clocks import forge_decision
 from support.redis import delete_prefix, unique_prefix
 
 from engine.errors import RuleViolation
@@ -24,8 +24,8 @@ from events.audit.importing import import_lines
 from events.audit.replay import table_at, view_at
 from events.audit.verify import load_envelopes, verify_lines
 from events.model.clock import TIME_FORMAT
-from events.redis_adapter.keys import CLOCKS_DUE, prefixed
 from events.model.redaction import SPECTATOR
+from events.redis_adapter.keys import CLOCKS_DUE, prefixed
 from events.redis_adapter.store import RedisEventStore
 from service.app.application import Application
 from service.app.notify import BotQueue, RedisNotifier

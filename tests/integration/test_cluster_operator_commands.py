@@ -15,9 +15,9 @@ from support.histories import Player, seed_for, write_game
 from support.readmodels import dump_read_models
 from support.redis import delete_prefix, unique_prefix
 
-from events.redis_adapter import feed
 from events.projections import ReadModels, Updater
 from events.projections.keys import ReadModelKeys
+from events.redis_adapter import feed
 from events.redis_adapter.store import RedisEventStore
 from service.cli import main
 

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
-from service.cli import build_parser
 from service.bootstrap import queue_redis_url
+from service.cli import build_parser
 from service.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 import redis
+from flask import Flask
 from redis.backoff import NoBackoff
 from redis.retry import Retry
-from flask import Flask
-from support.http_setup import ADMIN_TOKEN, app_settings, make_app
 from support.http_games import FlaskApi, Reply, create_game, seat_everyone
+from support.http_setup import ADMIN_TOKEN, app_settings, make_app
 from support.redis import TestRedis
 
 from service.bootstrap import Services

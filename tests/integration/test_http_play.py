@@ -6,8 +6,8 @@ import threading
 import time
 
 import pytest
-from support.http_setup import ADMIN_TOKEN
 from support.http_games import FlaskApi, all_events, create_game, play_randomly, seat_everyone
+from support.http_setup import ADMIN_TOKEN
 
 from engine.registry import game_names, get_game
 from events.projections import ReadModels, Updater

@@ -8,8 +8,8 @@ import time
 
 import redis
 from flask import Flask
-from support.http_setup import app_settings, make_app
 from support.http_games import FlaskApi, create_game, play_randomly, seat_everyone
+from support.http_setup import app_settings, make_app
 from support.redis import TestRedis
 from support.sse import SseEvent, events
 

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 import redis
+from support.redis import TestRedis
 
 from service.app.application import NoNotifier
 from service.app.errors import TooManyOpenGames
 from service.bootstrap import Services, build
 from service.settings import Settings
-from support.redis import TestRedis
 from workers.sweeper import expire_open_games
 
 

@@ -8,6 +8,7 @@ import json
 
 import pytest
 import redis
+from support.sse import events
 
 from engine.registry import get_game
 from events.accounts.keys import AccountKeys
@@ -17,7 +18,6 @@ from events.redis_adapter.store import RedisEventStore
 from service.accounts.store import AccountStore
 from service.app.application import Application
 from service.http.player_stream import notice_stream
-from support.sse import events
 
 pytestmark = pytest.mark.store
 

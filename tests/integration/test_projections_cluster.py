@@ -14,8 +14,8 @@ from support.histories import Player, seed_for, write_game
 from support.readmodels import dump_read_models, rebuilt_read_models
 from support.redis import delete_prefix, unique_prefix
 
-from events.redis_adapter import feed
 from events.projections import ProjectionReader
+from events.redis_adapter import feed
 from events.redis_adapter.store import RedisEventStore
 from workers.projector import Projector
 

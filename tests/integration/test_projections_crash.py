@@ -22,9 +22,9 @@ from support.histories import Player, seed_for, write_game
 from support.readmodels import dump_read_models, rebuilt_read_models
 from support.redis import TestRedis
 
-from events.redis_adapter import feed
 from events.projections.keys import ReadModelKeys
 from events.projections.reconcile import known_games, lagging_games
+from events.redis_adapter import feed
 from events.redis_adapter.store import RedisEventStore
 from workers.projector import Projector
 

@@ -7,8 +7,8 @@ import pytest
 import redis
 from support.histories import seed_for, write_game
 
-from events.redis_adapter import feed
 from events.projections import ProjectionReader
+from events.redis_adapter import feed
 from events.redis_adapter.store import RedisEventStore
 from workers.projector import Projector
 

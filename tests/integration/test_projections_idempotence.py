@@ -11,11 +11,11 @@ from support.histories import Written, seed_for, write_game
 from support.readmodels import dump_read_models, rebuilt_read_models
 
 from engine.table import RUNNING
-from events.redis_adapter import feed
+from events.model.redaction import ADMIN
 from events.projections import ProjectionReader, ReadModels, Updater
 from events.projections.model import fold, record_of
 from events.projections.reconcile import known_games, lagging_games
-from events.model.redaction import ADMIN
+from events.redis_adapter import feed
 from events.redis_adapter.store import RedisEventStore
 from workers.projector import Projector
 

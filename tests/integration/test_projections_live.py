@@ -17,12 +17,12 @@ from support.readmodels import dump_read_models, rebuilt_read_models
 
 from engine.registry import get_game
 from engine.table import Table, evolve_table
-from events.redis_adapter import feed
 from events.model.canonical import canonical_json
+from events.model.redaction import ADMIN, SPECTATOR
 from events.projections import ProjectionReader
 from events.projections.keys import ReadModelKeys
 from events.projections.reconcile import known_games, lagging_games
-from events.model.redaction import ADMIN, SPECTATOR
+from events.redis_adapter import feed
 from events.redis_adapter.store import RedisEventStore
 from workers.projector import Projector
 

@@ -13,9 +13,9 @@ from support.histories import play_on, seed_for, write_game
 from engine.registry import get_game
 from events.model.canonical import canonical_json
 from events.model.errors import GameNotFound
+from events.model.redaction import ADMIN, AUDITOR, SPECTATOR
 from events.projections import ProjectionReader, Updater
 from events.projections.views import current_table
-from events.model.redaction import ADMIN, AUDITOR, SPECTATOR
 from events.redis_adapter.store import RedisEventStore
 
 pytestmark = pytest.mark.store

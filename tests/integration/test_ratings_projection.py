@@ -23,13 +23,13 @@ from support.histories import Player, seed_for, write_game
 from support.readmodels import dump_read_models, rebuilt_read_models
 from support.redis import delete_prefix, unique_prefix
 
-from events.redis_adapter import feed
+from events.model.redaction import SPECTATOR
 from events.projections import ReadModels, Updater
 from events.projections.model import created_us
 from events.projections.rating_keys import RatingKeys
 from events.projections.rating_outcome import RatedOutcome
 from events.projections.ratings import Ratings
-from events.model.redaction import SPECTATOR
+from events.redis_adapter import feed
 from events.redis_adapter.store import RedisEventStore
 from workers.projector import Projector
 

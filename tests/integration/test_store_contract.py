@@ -18,6 +18,7 @@ from support.counter import counted, counter_game, counter_store, created, fold
 from support.redis import TestRedis, delete_prefix
 
 from engine.model import Event
+from events.chain.sealing import commit_digest
 from events.model import records
 from events.model.canonical import ZERO_HASH
 from events.model.envelope import SYSTEM, bot_actor, seat_actor
@@ -33,7 +34,6 @@ from events.model.errors import (
 from events.model.port import AppendResult, GameRef, Snapshot
 from events.model.redaction import ADMIN, AUDITOR, SPECTATOR
 from events.redis_adapter.store import RedisEventStore
-from events.chain.sealing import commit_digest
 
 GAME_ENDED = Event("GameEnded", {"reason": "done", "scores": [1, 0], "winners": [0], "turns": 3})
 

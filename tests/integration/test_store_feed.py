@@ -9,10 +9,10 @@ from support.cluster import LocalCluster
 from support.redis import TestRedis
 
 from engine.table import seat_left
-from events.redis_adapter import feed
 from events.model.envelope import SYSTEM
 from events.model.errors import VersionConflict
 from events.model.port import GameRef
+from events.redis_adapter import feed
 from events.redis_adapter.store import RedisEventStore
 from service.app.application import NoNotifier
 from service.app.errors import StaleVersion

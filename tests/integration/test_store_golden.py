@@ -17,16 +17,16 @@ from typing import Any
 import pytest
 
 from engine.model import Event
-from events.model.canonical import canonical_json
+from events.chain.sealing import CommitKey, seal, seal_v1
 from events.chain.verify import digest_problem, event_hash
+from events.model.canonical import canonical_json
 from events.model.envelope import Envelope
 from events.model.redaction import ADMIN
+from events.model.upcasting import default_upcasters
 from events.redis_adapter.store import RedisEventStore
 from events.schemas import default_registry
 from events.schemas.envelope import EnvelopeSchema
 from events.schemas.shared import SHARED_TYPES
-from events.chain.sealing import CommitKey, seal, seal_v1
-from events.model.upcasting import default_upcasters
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "events"
 FILES = sorted(FIXTURES.glob("*/*.v*.json"))

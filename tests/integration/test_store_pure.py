@@ -17,9 +17,10 @@ from support.counter import counted, counter_registry
 
 from engine.abluxxen.sets import CardSet
 from engine.model import Event, OptionSpec, Result
+from events.chain.sealing import CommitKey, commit_digest, seal, seal_v1
+from events.chain.verify import digest_problem, event_hash, event_hash_v1, first_break, verify
 from events.model import defaults, records
 from events.model.canonical import ZERO_HASH, canonical_json
-from events.chain.verify import digest_problem, event_hash, event_hash_v1, first_break, verify
 from events.model.clock import utc_now
 from events.model.envelope import SYSTEM, Envelope, bot_actor, seat_actor
 from events.model.errors import (
@@ -29,13 +30,12 @@ from events.model.errors import (
     UnknownEventType,
     UpcastError,
 )
-from events.redis_adapter.keys import GameKeys
 from events.model.redaction import ADMIN, AUDITOR, SPECTATOR, redact
+from events.model.upcasting import Upcasters, default_upcasters
+from events.redis_adapter.keys import GameKeys
 from events.schemas.envelope import EnvelopeSchema
 from events.schemas.fields import ISO_UTC_RE
-from events.chain.sealing import CommitKey, commit_digest, seal, seal_v1
 from events.state.codec import StateCodec
-from events.model.upcasting import Upcasters, default_upcasters
 
 SCALARS = st.one_of(
     st.none(),

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.counter import COUNTER, CountedData, counter_registry
 
-from engine.model import Event
 from engine import table
+from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
 from events.model import clock, records

@@ -20,10 +20,10 @@ from engine.registry import game_names, get_game
 from events.model import records
 from events.model.envelope import SYSTEM, seat_actor
 from events.model.errors import GameNotFinished, GameNotFound, InvalidEvent
-from events.state.loading import load_state
 from events.model.port import GameRef, Snapshot
 from events.model.redaction import SPECTATOR
 from events.redis_adapter.store import RedisEventStore
+from events.state.loading import load_state
 from events.state.snapshots import default_codec, snapshot_of
 
 pytestmark = pytest.mark.store

@@ -19,12 +19,11 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 import pytest
+import requests
 from support.http_games import HttpApi
 from support.live_server import LiveServer
 from support.redis import TestRedis
 from support.security_servers import own_server
-
-import requests
 
 SERVER_SETTINGS: dict[str, Any] = {
     "sse_max_s": 3.0,

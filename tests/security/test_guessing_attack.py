@@ -61,11 +61,11 @@ from engine.model import Event
 from engine.rng import SeededRandom
 from engine.schlitzohr.material import COLOURS
 from events.audit.verify import verify_lines
-from events.model.canonical import canonical_json, sha256_hex
+from events.chain.sealing import seal_v1
 from events.chain.verify import event_hash_v1
+from events.model.canonical import canonical_json, sha256_hex
 from events.model.envelope import Envelope
 from events.model.redaction import SPECTATOR, Viewer, redact
-from events.chain.sealing import seal_v1
 
 CARDS: list[Any] = [*NUMBERS, JOKER_JSON]
 GAMES = [("schlitzohr", 2), ("schlitzohr", 3), ("schlitzohr", 4), ("abluxxen", 2), ("abluxxen", 3)]

@@ -8,10 +8,9 @@ Findings (issue 11, item 7): the HTTP server's own rejections were HTML pages,
 from __future__ import annotations
 
 import pytest
+from rawhttp import RawAnswer, exchange
 from support.http_games import HttpApi, create_game, seat_everyone
 from support.live_server import LiveServer
-
-from rawhttp import RawAnswer, exchange
 
 SECURITY_HEADERS = {
     "x-content-type-options": "nosniff",

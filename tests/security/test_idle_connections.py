@@ -20,9 +20,8 @@ import time
 from collections.abc import Iterator
 
 import requests
-from support.http_games import HttpApi, create_game, seat_everyone
-
 from rawhttp import READ_TIMEOUT_S, RawAnswer, connect, parse, read_all
+from support.http_games import HttpApi, create_game, seat_everyone
 
 STREAMS = 300
 LONG_POLLS = 100

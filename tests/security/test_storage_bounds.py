@@ -33,8 +33,8 @@ from service.bootstrap import build
 from service.cli.health import eviction_check
 from service.http import create_app
 from service.http.ratelimit import RateLimiter
-from service.settings import Settings
 from service.runner.redis import start_embedded_redis
+from service.settings import Settings
 
 OPEN_TTL_S = 2
 

@@ -20,14 +20,14 @@ from engine.model import JSON, Event
 from engine.registry import get_game
 from engine.rng import SeededRandom
 from engine.table import FINISHED, Table, evolve_table, game_started, seat_left, seat_taken
+from events.chain.sealing import CommitKey, commit_digest, seal
+from events.chain.verify import event_hash
 from events.model import records
 from events.model.canonical import ZERO_HASH
-from events.chain.verify import event_hash
 from events.model.envelope import SYSTEM, bot_actor, seat_actor
 from events.model.port import GameRef
 from events.redis_adapter.store import RedisEventStore
 from events.schemas import default_registry
-from events.chain.sealing import CommitKey, commit_digest, seal
 from support.clock import StepClock
 
 

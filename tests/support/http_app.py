@@ -14,9 +14,9 @@ from flask import Flask
 
 from service.app.application import NoNotifier
 from service.bootstrap import Services, build
-from support.http_games import FlaskApi
 from service.http import create_app
 from support.contract import ContractClient
+from support.http_games import FlaskApi
 from support.http_setup import app_settings
 from support.redis import TestRedis
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import IO, Any
 
 import psutil
-from support.processes import service_env, start_tabletop, stop_process, wait_until
 
 from events.redis_adapter.server import free_port
+from support.processes import service_env, start_tabletop, stop_process, wait_until
 
 UP_TIMEOUT_S = 60.0
 URL_LINE = re.compile(r"tabletop: up at (http://\S+)")

@@ -26,8 +26,8 @@ import pytest
 from support.contract import spec
 
 from engine.errors import RuleViolation
-from engine.registry import game_names, get_game
 from engine.playout import play
+from engine.registry import game_names, get_game
 from engine.rng import SeededRandom
 from service.contract.schemas import camel
 from service.http.body import _loads

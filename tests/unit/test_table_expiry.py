@@ -8,7 +8,15 @@ from hypothesis import strategies as st
 
 from engine.errors import RuleViolation
 from engine.registry import get_game
-from engine.table import EXPIRED, Table, check_join, check_leave, evolve_table, game_expired, seat_taken
+from engine.table import (
+    EXPIRED,
+    Table,
+    check_join,
+    check_leave,
+    evolve_table,
+    game_expired,
+    seat_taken,
+)
 from events.audit.lobby import check_table_event
 from events.audit.report import Discrepant
 from events.model.envelope import SYSTEM, Envelope, bot_actor, seat_actor
