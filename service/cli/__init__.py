@@ -30,11 +30,9 @@ from service.cli import (
 
 COMMANDS: tuple[ModuleType, ...] = (
     simulate, up, export, verify, replay, import_history, projections,
-    serve, worker, sweeper, health, archive,
+    serve, worker, sweeper, health, archive, contract,
+    play,  # the terminal client, on tabletop_client only (docs/client.md)
 )
-COMMANDS += (contract,)
-
-COMMANDS += (play,)  # the terminal client, on tabletop_client only (docs/client.md)
 
 
 def build_parser() -> argparse.ArgumentParser:

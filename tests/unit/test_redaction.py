@@ -69,3 +69,19 @@ def test_served_form_refuses_a_viewer_of_no_kind() -> None:
     with pytest.raises(TypeError):
         served_form(orjson.loads(text), True, False)  # type: ignore[arg-type]
     assert served_form(orjson.loads(text), True, True)["redacted"] is False  # type: ignore[arg-type]
+
+
+def test_an_event_without_visible_to_or_actor_is_redacted_not_refused() -> None:
+    """A stored event missing ``visible_to`` and ``actor`` (none is written so; a hand-edited
+    or damaged record) fails closed: its hidden parts are withheld from every seat while
+    the game runs, instead of the read failing."""
+    text = next(
+        t for t in sealed_history("abluxxen", 3, b"redaction-damaged")
+        if orjson.loads(t)["private"] is not None
+    )
+    for viewer in (0, 1, 2, SPECTATOR):
+        stored = orjson.loads(text)
+        del stored["visible_to"], stored["actor"]
+        served = served_form(stored, viewer, False)
+        assert served["private"] is None and served["command"] is None
+        assert served["redacted"] is True
