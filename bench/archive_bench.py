@@ -29,6 +29,7 @@ from pathlib import Path
 import redis
 
 from bench.memory_bench import PREFIX, game_bytes, play_one
+from bench.redis_target import server_info
 from events.projections import ReadModels, Updater
 from events.redis_adapter.server import RedisServer
 from service.app.archiving import archive_game
@@ -78,24 +79,24 @@ def main() -> None:
                   "live p50 ms", "live p99 ms", "arch p50 ms", "arch p99 ms")
         print(f"{header[0]:<11}{header[1]:>7}" + "".join(f"{h:>14}" for h in header[2:]))
         for name in ("schlitzohr", "abluxxen"):
-            before_info = client.info("memory")["used_memory"]
+            before_info = server_info(client, "memory")["used_memory"]
             ids = [play_one(app, client, name, 2, f"archive-{name}:{k}".encode()) for k in range(args.games)]
             for gid in ids:
                 client.delete(f"{PREFIX}old:{{{gid}}}")  # memory_bench's shadow records
                 updater.rebuild(gid)
             n = len(ids)
-            grown = (client.info("memory")["used_memory"] - before_info) / n
+            grown = (server_info(client, "memory")["used_memory"] - before_info) / n
             redis_before = sum(game_bytes(client, gid) for gid in ids) / n
             events = sum(svc.store.head(gid).version for gid in ids) / n
             paths = [f"/v1/games/{gid}/export" for gid in ids]
             latencies(http, paths, 2)  # warm up
             live = latencies(http, paths, args.requests // n or 1)
             size_before = _archive_size(sqlite_file)
-            info_before = client.info("memory")["used_memory"]
+            info_before = server_info(client, "memory")["used_memory"]
             archive = svc.store.archive.store()  # type: ignore[union-attr]
             for gid in ids:
                 archive_game(client, archive, PREFIX, gid)
-            freed = (info_before - client.info("memory")["used_memory"]) / n
+            freed = (info_before - server_info(client, "memory")["used_memory"]) / n
             redis_after = sum(game_bytes(client, gid) for gid in ids) / n
             archive_bytes = (_archive_size(sqlite_file) - size_before) / n if not args.archive_url else float("nan")
             latencies(http, paths, 2)

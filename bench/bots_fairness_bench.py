@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 
 from rq import Queue, Worker
@@ -82,7 +83,7 @@ def run_case(server: RedisServer, strong_games: int, workers: int, budget: float
         events = svc.app.queries.history(greedy, 0, 0, 1000)["events"]
         latencies = [
             _stamp(e["time"]) - _stamp(before["time"])
-            for before, e in zip(events, events[1:])
+            for before, e in pairwise(events)
             if e["command"] is not None and e["actor"]["kind"] == "bot"
         ]
         running_strong = sum(svc.app.queries.view(g, None)["status"] == "running" for g in strong)

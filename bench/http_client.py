@@ -73,7 +73,7 @@ class Connection:
 
     async def _chunks(self) -> bytes:
         assert self._reader is not None
-        parts = []
+        parts: list[bytes] = []
         while True:
             size = int((await self._reader.readline()).split(b";")[0], 16)
             if size == 0:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 
 import redis
 
@@ -28,7 +29,7 @@ from events.redis_adapter.lane import lane_for
 from events.redis_adapter.scripts import APPEND, Script
 
 
-def timed(client: redis.Redis, calls: int, fn: Callable[[], None]) -> tuple[float, float]:
+def timed(client: redis.Redis, calls: int, fn: Callable[[], object]) -> tuple[float, float]:
     """(µs per call, CPU µs per call of this process and Redis) of ``fn``."""
     cpu, redis_before, start = time.process_time(), redis_cpu(client), time.perf_counter()
     fn()
@@ -47,6 +48,12 @@ def main() -> None:
         run(client, prefix, args)
 
 
+def ping(call: Callable[[str], object], times: int) -> None:
+    """``call("PING")``, ``times`` times."""
+    for _ in range(times):
+        call("PING")
+
+
 def run(client: redis.Redis, prefix: str, args: argparse.Namespace) -> None:
     """The interleaved rounds and their report (see the module)."""
     singles = split_singles(sample_batches(args.events))[: args.events]
@@ -59,12 +66,12 @@ def run(client: redis.Redis, prefix: str, args: argparse.Namespace) -> None:
             bench = WriteBench(client, f"{prefix}{round_number}:", singles, 1)
             bench.store._append = Script(client, APPEND, script_lane)
             results.setdefault(f"append via {name}", []).append(
-                timed(client, bench.events, lambda: bench.ours(0))
+                timed(client, bench.events, partial(bench.ours, 0))
             )
         pings = (("execute_command", client.execute_command), ("lane", ping_lane.execute))
         for name, call in pings:
             results.setdefault(f"PING via {name}", []).append(
-                timed(client, args.events, lambda: [call("PING") for _ in range(args.events)])
+                timed(client, args.events, partial(ping, call, args.events))
             )
     print(f"median (min-max) of {args.rounds} rounds, 1 client")
     for name, values in results.items():
@@ -73,7 +80,7 @@ def run(client: redis.Redis, prefix: str, args: argparse.Namespace) -> None:
             f"CPU {spread([v[1] for v in values])} µs/call"
         )
     for what in ("append", "PING"):
-        pairs = zip(results[f"{what} via execute_command"], results[f"{what} via lane"])
+        pairs = zip(results[f"{what} via execute_command"], results[f"{what} via lane"], strict=True)
         gains = [slow[0] - fast[0] for slow, fast in pairs]
         print(f"{what}: the lane saves {spread(gains)} µs/call (median of paired rounds)")
 

@@ -67,7 +67,7 @@ def main() -> None:
         for _ in range(args.rounds):
             dicts.append(timed_ms(by_dicts, document))
             texts.append(timed_ms(encode_enumerated, document))
-        ratio = statistics.median(d / t for d, t in zip(dicts, texts))
+        ratio = statistics.median(d / t for d, t in zip(dicts, texts, strict=True))
         commands = len(expand(document["commands"]))
         print(f"{f'{count} of {hidden}':>8}{commands:>10}{len(text) / 1e3:>8.0f}"
               f"{spread(dicts):>22}{spread(texts):>22}{ratio:>12.1f}")

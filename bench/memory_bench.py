@@ -89,7 +89,8 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=5)
     args = parser.parse_args()
     with RedisServer() as server:
-        client = redis.Redis.from_url(server.url)
+        # Any, as in the packages: redis-py's hints make every reply maybe-async.
+        client: Any = redis.Redis.from_url(server.url)
         app = Application(RedisEventStore(client, prefix=PREFIX))
         header = ("game", "players", "events", "keyed", "old records", "slim records", "after TTL", "INFO growth")
         print(f"{header[0]:<11}{header[1]:>8}{header[2]:>8}{header[3]:>7}" + "".join(f"{h:>14}" for h in header[4:]))

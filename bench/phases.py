@@ -11,7 +11,7 @@ shared VM. Charging each stretch of CPU to the request it was spent on, under th
 server and load, tells which kind of request costs what -- and which part of it is
 gunicorn's (parsing, writing) rather than the app's.
 
-How: every greenlet switch charges the thread's CPU time (``time.thread_time``) since the
+How: every greenlet switch charges the thread's CPU time (``time.thread_time_ns``) since the
 previous charge to the phase the outgoing greenlet was in; so does every change of
 phase. A connection's greenlet moves through ``parse`` (gunicorn reading and parsing
 the request line and headers, including the wait's wake-up), ``pre-app`` (the WSGI
@@ -22,7 +22,7 @@ Other greenlets (the gevent hub, the stream hub's reader, accept loops) are char
 under their class name. Every 200 requests a worker writes its totals to
 ``<dir>/phases-<pid>.json``.
 
-Cost: a ``thread_time`` system call per switch and phase change, and the Python around
+Cost: a ``thread_time_ns`` system call per switch and phase change, and the Python around
 it: measured CPU per request is some 10-20 % higher than without, for both servers --
 compare phases within one run, never with an uninstrumented run's figures. Never
 installed by the service itself: only these factories install it.
@@ -56,7 +56,7 @@ def request_kind(environ: dict[str, Any]) -> str:
 
 
 class Meter:
-    """CPU seconds per ``phase:kind`` label and requests per kind, for one worker."""
+    """CPU nanoseconds per ``phase:kind`` label and requests per kind, for one worker."""
 
     def __init__(self, directory: Path) -> None:
         import greenlet
@@ -67,11 +67,11 @@ class Meter:
         self.requests: Counter[str] = Counter()
         self._phase: dict[Any, str] = {}
         self._kind: dict[Any, str] = {}
-        self._last = time.thread_time()
+        self._last = time.thread_time_ns()
 
     def charge(self, greenlet: Any) -> None:
         """Charge the CPU since the last charge to ``greenlet``'s current phase."""
-        now = time.thread_time()
+        now = time.thread_time_ns()
         self.cpu[self._phase.get(greenlet, type(greenlet).__name__)] += now - self._last
         self._last = now
 
@@ -176,7 +176,7 @@ def bare() -> Callable[..., Iterable[bytes]]:
 
 
 def totals(directory: Path) -> dict[str, tuple[Counter[str], Counter[str]]]:
-    """(CPU seconds per label, requests per kind) summed over the workers that dumped
+    """(CPU nanoseconds per label, requests per kind) summed over the workers that dumped
     into ``directory``, per server: "bare" for workers that served ``/bare``, else "api"."""
     out: dict[str, tuple[Counter[str], Counter[str]]] = {}
     for path in sorted(directory.glob("phases-*.json")):
@@ -199,10 +199,10 @@ def report(directory: Path) -> None:
         print(f"\n{server}: µs of worker CPU per request, by phase (instrumented: compare within this table)")
         print(f"  {'kind':<8}{'requests':>9}" + "".join(f"{p:>9}" for p in PHASES) + f"{'all':>9}{'per mix request':>17}")
         for kind, n in requests.most_common():
-            spent = [cpu.get(f"{phase}:{kind}", 0.0) for phase in PHASES]
-            cells = "".join(f"{1e6 * s / n:9.0f}" for s in spent)
-            print(f"  {kind:<8}{n:9d}{cells}{1e6 * sum(spent) / n:9.0f}{1e6 * sum(spent) / served:17.0f}")
-        for label, seconds in cpu.most_common():
+            spent = [cpu.get(f"{phase}:{kind}", 0) for phase in PHASES]
+            cells = "".join(f"{s / 1e3 / n:9.0f}" for s in spent)
+            print(f"  {kind:<8}{n:9d}{cells}{sum(spent) / 1e3 / n:9.0f}{sum(spent) / 1e3 / served:17.0f}")
+        for label, ns in cpu.most_common():
             if ":" not in label:
-                print(f"  {label:<17} (no request){'':>40}{1e6 * seconds / served:17.0f}")
-        print(f"  {'total':<8}{served:9d}{'':>54}{1e6 * sum(cpu.values()) / served:9.0f}")
+                print(f"  {label:<17} (no request){'':>40}{ns / 1e3 / served:17.0f}")
+        print(f"  {'total':<8}{served:9d}{'':>54}{sum(cpu.values()) / 1e3 / served:9.0f}")

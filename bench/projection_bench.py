@@ -29,7 +29,7 @@ from typing import Any
 
 import redis
 
-from bench.redis_target import redis_target
+from bench.redis_target import redis_target, server_info
 from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
@@ -145,7 +145,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (best counts)")
     args = parser.parse_args()
     with redis_target(args.redis_url) as (client, url, prefix):
-        print(f"redis {client.info('server')['redis_version']} at {url}")
+        print(f"redis {server_info(client, 'server')['redis_version']} at {url}")
         measure(client, prefix, args.games, args.rounds)
 
 

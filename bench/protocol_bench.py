@@ -244,7 +244,8 @@ async def play_one(
     if created is None:
         return
     game_id = created["game_id"]
-    tokens, view = [], None
+    tokens: list[dict[str, str]] = []
+    view: Any = None  # the seat's view, as the last answer carried it
     for seat in (0, 1):
         joined = await timed(
             tally, "join", conn, "POST", f"/v1/games/{game_id}/seats", JSON_HEADERS,
@@ -483,10 +484,10 @@ def report_baseline(
         old = before[clients]
         print(f"C={clients}")
         rows = (
-            ("total req/s / bare", [b.rate for b, _ in runs], [o.rate / b.rate for (b, _), o in zip(runs, old)],
+            ("total req/s / bare", [b.rate for b, _ in runs], [o.rate / b.rate for (b, _), o in zip(runs, old, strict=True)],
              [p.rate / b.rate for b, p in runs]),
             ("command p99 / bare p99", None,
-             [o.p("command", 0.99) / b.p("command", 0.99) for (b, _), o in zip(runs, old)],
+             [o.p("command", 0.99) / b.p("command", 0.99) for (b, _), o in zip(runs, old, strict=True)],
              [p.p("command", 0.99) / b.p("command", 0.99) for b, p in runs]),
             ("server CPU us/request", None, [o.server_cpu_us for o in old], [p.server_cpu_us for _, p in runs]),
             ("Redis CPU us/request", None, [o.redis_cpu_us for o in old], [p.redis_cpu_us for _, p in runs]),
@@ -494,7 +495,7 @@ def report_baseline(
             ("Redis calls/request", None, [o.redis_calls for o in old], [p.redis_calls for _, p in runs]),
         )
         for name, _, b, a in rows:
-            change = [y / x for x, y in zip(b, a)]
+            change = [y / x for x, y in zip(b, a, strict=True)]
             print(f"  {name:<24} before {spread(b):>22}  after {spread(a):>22}  after/before {spread(change)}")
 
 
@@ -566,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
                     turns = order[shift:] + order[:shift]
                     loaded = load([(s, name != "bare") for name, s in turns], client, clients,
                                   args.duration, args.slice)
-                    runs = {name: run for (name, _), run in zip(turns, loaded)}
+                    runs = {name: run for (name, _), run in zip(turns, loaded, strict=True)}
                     b, p = runs["bare"], runs["api"]
                     pairs[clients].append((b, p))
                     if old:
@@ -592,9 +593,9 @@ def main(argv: list[str] | None = None) -> int:
     report(pairs, args)
     if args.baseline:
         report_baseline(pairs, before, args)
-    runs = [r for rs in pairs.values() for pair in rs for r in pair]
-    runs += [r for rs in before.values() for r in rs]
-    return 1 if any(r.tally.bad for r in runs) else 0
+    every_run = [r for rs in pairs.values() for pair in rs for r in pair]
+    every_run += [r for rs in before.values() for r in rs]
+    return 1 if any(r.tally.bad for r in every_run) else 0
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from collections.abc import Callable
 import redis
 
 from bench.redis_target import fresh_prefix as new_prefix
-from bench.redis_target import redis_target
+from bench.redis_target import redis_target, server_info
 from events.projections.rating_outcome import RatedOutcome
 from events.projections.ratings import Ratings
 
@@ -98,7 +98,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=200, help="accounts in the pool")
     args = parser.parse_args()
     with redis_target(args.redis_url, extra_prefixes=PREFIXES) as (client, url, _prefix):
-        print(f"redis {client.info('server')['redis_version']} at {url}")
+        print(f"redis {server_info(client, 'server')['redis_version']} at {url}")
         measure(client, args.games, args.players)
 
 

@@ -13,11 +13,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import redis
 
 from events.redis_adapter.server import RedisServer
+
+
+def server_info(client: redis.Redis, section: str) -> dict[str, Any]:
+    """``INFO <section>`` as redis-py parses it (its hints also allow an async reply)."""
+    return cast(dict[str, Any], client.info(section))
 
 
 def fresh_prefix() -> str:

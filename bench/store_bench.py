@@ -45,7 +45,7 @@ from typing import Any
 import redis
 
 from bench.durable_records import Record, encode, stored_records
-from bench.redis_target import redis_target
+from bench.redis_target import redis_target, server_info
 from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
@@ -147,7 +147,7 @@ class WriteBench:
 
 
 def redis_cpu(client: redis.Redis) -> float:
-    info: dict[str, Any] = client.info("cpu")  # type: ignore[assignment]
+    info = server_info(client, "cpu")
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
@@ -215,7 +215,7 @@ def bench_reads(client: redis.Redis, prefix: str, batches: list[Batch], rounds: 
             assert len(fn()) == version
             rates[name].append(version / (time.perf_counter() - start))
     for name in ("ours admin", "ours seat"):
-        ratios = [o / r for o, r in zip(rates[name], rates["raw"])]
+        ratios = [o / r for o, r in zip(rates[name], rates["raw"], strict=True)]
         print(
             f"replay {version} events, {name:<10} {spread(rates[name])} ev/s, raw chunked read "
             f"{spread(rates['raw'])} ev/s; ratio {spread(ratios)}"
@@ -297,16 +297,16 @@ def bench_durability(batches: list[Batch], args: argparse.Namespace) -> None:
                 for name, value in rate.items():
                     rates.setdefault(name, []).append(value)
             ours, theirs, bare_rates = rates["ours"], rates["theirs"], rates["theirs, bare events"]
-            ratios = [o / t for o, t in zip(ours, theirs)]
+            ratios = [o / t for o, t in zip(ours, theirs, strict=True)]
             print(
                 f"  {clients} client(s): ours {spread(ours)} ev/s, eventsourcing+SQLite storing "
                 f"the same records {spread(theirs)} ev/s; ratio {spread(ratios)}   "
                 f"{verdict(ratios, target)}\n"
                 f"    the floor, raw pipelined XADD of the same records on the same Redis / "
-                f"eventsourcing+SQLite: {spread([r / t for r, t in zip(rates['raw'], theirs)])}\n"
+                f"eventsourcing+SQLite: {spread([r / t for r, t in zip(rates['raw'], theirs, strict=True)])}\n"
                 f"    eventsourcing+SQLite storing the engine's bare events (no envelope) "
-                f"{spread(bare_rates)} ev/s; ours / that {spread([o / t for o, t in zip(ours, bare_rates)])}, "
-                f"the floor / that {spread([r / t for r, t in zip(rates['raw'], bare_rates)])}"
+                f"{spread(bare_rates)} ev/s; ours / that {spread([o / t for o, t in zip(ours, bare_rates, strict=True)])}, "
+                f"the floor / that {spread([r / t for r, t in zip(rates['raw'], bare_rates, strict=True)])}"
             )
         baseline.close()
         client.close()
@@ -325,7 +325,7 @@ def main() -> None:
     parser.add_argument("--disk", help="directory on the disk to fsync to (default: the temp dir)")
     args = parser.parse_args()
     with redis_target(args.redis_url, args.redis_server, max_connections=64) as (client, url, prefix):
-        print(f"redis {client.info('server')['redis_version']} at {url}; median (min-max) of {args.rounds} rounds")
+        print(f"redis {server_info(client, 'server')['redis_version']} at {url}; median (min-max) of {args.rounds} rounds")
         batches = sample_batches(args.events)
         print(f"{sum(map(len, batches))} events in {len(batches)} command batches")
         bench_writes(client, prefix, batches, args)

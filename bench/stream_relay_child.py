@@ -60,10 +60,11 @@ def relay_bare(redis_port: int, sink_port: int, channels: list[bytes]) -> None:
     for channel in channels:
         gevent.spawn(follower, channel)
     conn = socket.create_connection(("127.0.0.1", redis_port))
-    conn.sendall(b"".join(hiredis.pack_command((b"SUBSCRIBE", c)) for c in channels))
+    # hiredis's stub types pack_command's argument as a 1-tuple; it takes any length.
+    conn.sendall(b"".join(hiredis.pack_command((b"SUBSCRIBE", c)) for c in channels))  # type: ignore[arg-type]
     reader, buffer = hiredis.Reader(), bytearray(65536)
     while size := conn.recv_into(buffer):
-        reader.feed(buffer, 0, size)
+        reader.feed(buffer, 0, size)  # type: ignore[arg-type]  # takes any buffer
         while (reply := reader.gets()) is not False:
             if reply[0] == b"message":
                 event, box = woken[reply[1]]

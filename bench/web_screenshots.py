@@ -57,7 +57,10 @@ def schlitzohr_turns(page: Any, commands: int) -> None:
         elif page.locator("#act-roll").count():
             act(page, page.locator("#act-roll"))
         elif page.locator("#act-inspect").count():
-            wanted = int(re.search(r"choose (\d+) ear", page.locator("#hint").inner_text()).group(1))
+            hint = page.locator("#hint").inner_text()
+            if (found := re.search(r"choose (\d+) ear", hint)) is None:
+                raise RuntimeError(f"the inspect hint no longer says how many ears: {hint!r}")
+            wanted = int(found.group(1))
             for _ in range(wanted):
                 page.locator('.sz-cell[aria-pressed="false"]').first.click()
             act(page, page.locator("#act-inspect"))

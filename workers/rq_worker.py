@@ -285,7 +285,7 @@ def live_workers(client: Any, key_prefix: str) -> list[dict[str, Any]]:
     if not names:
         return []
     raws = client.mget([worker_alive_key(key_prefix, name) for name in names])
-    return [{**json.loads(raw), "name": name} for name, raw in zip(names, raws) if raw is not None]
+    return [{**json.loads(raw), "name": name} for name, raw in zip(names, raws, strict=True) if raw is not None]
 
 
 def read_heartbeat(client: Any, key_prefix: str, name: str) -> dict[str, Any] | None:

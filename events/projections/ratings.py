@@ -141,7 +141,7 @@ class Ratings:
         for (game_id, score), outcome in zip(tail, games, strict=True):
             players = [(ident, rank) for ident, rank in outcome["players"]]
             before = [current.get(ident, PRIOR) for ident, _ in players]
-            after = rating_math.rate([(b, rank) for b, (_, rank) in zip(before, players)])
+            after = rating_math.rate([(b, rank) for b, (_, rank) in zip(before, players, strict=True)])
             entries = []
             for (ident, rank), b, a in zip(players, before, after, strict=True):
                 current[ident] = a
@@ -170,7 +170,7 @@ class Ratings:
         if not names:
             return {}
         values = self.client.hmget(k.rating, names)
-        return {n: Rating.from_json(json.loads(v)) for n, v in zip(names, values) if v is not None}
+        return {n: Rating.from_json(json.loads(v)) for n, v in zip(names, values, strict=True) if v is not None}
 
     def _write_step(
         self,

@@ -304,7 +304,7 @@ class LiveHub:
                 size = sock.recv_into(buffer)
             except socket.timeout:
                 if pinged:
-                    raise ConnectionError("the subscriber connection did not answer a ping")
+                    raise ConnectionError("the subscriber connection did not answer a ping") from None
                 pinged = True
                 with self._send_lock:
                     self._send(conn, (b"PING",))

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import pytest
@@ -133,7 +134,7 @@ def test_idle_seats_are_timed_out_by_the_sweeper_and_every_game_verifies(
     assert seat in first["to_act"] and deadline["at"].endswith("Z") and deadline["at_ms"] > 0
     with running(["sweeper"], deployment.env, stderr=subprocess.DEVNULL):
         for (game, policy), game_id in games.items():
-            wait_until(lambda: finished(api, game_id), GAME_TIMEOUT_S, f"{game}/{policy} {game_id} to finish")
+            wait_until(partial(finished, api, game_id), GAME_TIMEOUT_S, f"{game}/{policy} {game_id} to finish")
     for (game, policy), game_id in games.items():
         final = view(api, game_id)
         events = all_events(api, game_id)
@@ -195,7 +196,7 @@ def test_a_tampered_bot_decision_fails_tabletop_verify(deployment: Deployment, a
     finally:
         svc.redis.close()
     with running(["sweeper"], deployment.env, stderr=subprocess.DEVNULL):
-        wait_until(lambda: finished(api, game_id), GAME_TIMEOUT_S, f"{game_id} to finish")
+        wait_until(partial(finished, api, game_id), GAME_TIMEOUT_S, f"{game_id} to finish")
     report = cli_verify(deployment, game_id)
     assert not report["ok"] and report["discrepancy"]["version"] == forged_at, report
     assert report["discrepancy"]["kind"] == "rules"

@@ -26,6 +26,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -209,7 +210,7 @@ def test_up_restarts_each_killed_child_and_loses_nothing(up: Up) -> None:
     games.append(create_bot_game(up.url))
     for game_id in games[1:]:
         wait_until(
-            lambda: _finished(up.url, game_id), GAME_TIMEOUT_S, f"bot game {game_id} to finish"
+            partial(_finished, up.url, game_id), GAME_TIMEOUT_S, f"bot game {game_id} to finish"
         )
 
     up.process.send_signal(signal.SIGINT)  # Ctrl-C

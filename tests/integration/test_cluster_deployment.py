@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import psutil
@@ -100,7 +101,7 @@ def deployment(local_cluster: LocalCluster, redis_target: TestRedis) -> Iterator
         with ThreadPoolExecutor(2) as pool:
             list(pool.map(LiveServer.start, servers))
         yield Deployment(
-            url, prefix, env, [HttpApi(s, server.url) for s, server in zip(sessions, servers)]
+            url, prefix, env, [HttpApi(s, server.url) for s, server in zip(sessions, servers, strict=True)]
         )
         logs = [server.log_text() for server in servers]
         assert all("Traceback" not in log for log in logs), logs
@@ -182,7 +183,7 @@ def test_bot_and_human_games_play_to_the_end_on_a_cluster(
     human = _play_against_a_bot(deployment.apis)
     for i, game_id in enumerate(bot_games):
         final = wait_until(
-            lambda: _finished(deployment.apis[i % 2], game_id), GAME_TIMEOUT_S, "a bot game's end"
+            partial(_finished, deployment.apis[i % 2], game_id), GAME_TIMEOUT_S, "a bot game's end"
         )
         assert final["result"]["winners"]
     games = [*bot_games, human]
@@ -209,7 +210,7 @@ def _play_against_a_bot(apis: list[HttpApi]) -> str:
         assert time.monotonic() < deadline, f"game {game_id} stalled at {view['version']}"
         api = apis[step % 2]
         if view["status"] == "finished":
-            final = wait_until(lambda: _finished(api, game_id), GAME_TIMEOUT_S, "the seed reveal")
+            final = wait_until(partial(_finished, api, game_id), GAME_TIMEOUT_S, "the seed reveal")
             assert final["result"]["winners"]
             return game_id
         if "0" not in view["to_act"]:  # the bot's turn: long-poll for the next version

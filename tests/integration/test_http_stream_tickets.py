@@ -38,7 +38,7 @@ def test_reconnecting_with_a_new_ticket_and_after_misses_nothing(
     tokens = seat_everyone(api, game_id, 2)
     play_randomly(api, game_id, tokens, b"tickets")
     stream = f"/v1/games/{game_id}/events/stream"
-    for seat, token in enumerate(tokens):
+    for token in tokens:
         received: list[SseEvent] = []
         while True:
             after = received[-1].id if received else 0

@@ -252,7 +252,7 @@ def attack(game: PlayedGame, received: dict[str, dict[int, dict[str, Any]]]) -> 
     full = {e["version"]: e for e in game.export}
     commitment = game.export[0]["data"]["commitment"]
     out = Outcome()
-    for label, seen in received.items():
+    for seen in received.values():
         for version, event in seen.items():
             truth = full[version]
             if truth["private"] is None or event["private"] is not None:

@@ -80,7 +80,7 @@ def position(
     if fill == "pile":
         pile_codes += [code for code, n in enumerate(left) for _ in range(n)]
     elif fill == "discard":
-        discard_counts = tuple(a + b for a, b in zip(discard_counts, left))
+        discard_counts = tuple(a + b for a, b in zip(discard_counts, left, strict=True))
     zeros = (0,) * players
     return State(
         players=players,
