@@ -41,6 +41,7 @@ import psutil
 import redis
 
 from bench.command_scripts import Request, write_connection_files, write_static_files
+from bench.redis_target import redis_cpu
 from bench.wrk import Run, ensure_wrk, run_wrk
 from events.redis_adapter.server import RedisServer, free_port
 from service.app.application import NoNotifier
@@ -86,16 +87,6 @@ class Server:
         return sum(t.user for t in times), sum(t.system for t in times)
 
 
-def redis_cpu_seconds(client: Any) -> float:
-    return sum(redis_cpu_times(client))
-
-
-def redis_cpu_times(client: Any) -> tuple[float, float]:
-    """(user, system) CPU seconds Redis spent so far (``INFO cpu``)."""
-    info = client.info("cpu")
-    return float(info["used_cpu_user"]), float(info["used_cpu_sys"])
-
-
 @contextmanager
 def server(
     env: dict[str, str], args: argparse.Namespace, app: str | None = None, cwd: str | Path = ROOT
@@ -128,11 +119,11 @@ def _wait_for_port(port: int, timeout: float = 30.0) -> None:
 def measured(
     wrk: str, target: Server, client: Any, files: Path, args: argparse.Namespace, cycle: bool
 ) -> Measured:
-    server_before, redis_before = target.cpu_seconds(), redis_cpu_seconds(client)
+    server_before, redis_before = target.cpu_seconds(), redis_cpu(client)
     run = run_wrk(wrk, target.url, files, args.connections, args.duration, cycle=cycle)
     server_cpu = target.cpu_seconds() - server_before
-    redis_cpu = redis_cpu_seconds(client) - redis_before
-    return Measured(run, 1e6 * server_cpu / run.requests, 1e6 * redis_cpu / run.requests)
+    redis_spent = redis_cpu(client) - redis_before
+    return Measured(run, 1e6 * server_cpu / run.requests, 1e6 * redis_spent / run.requests)
 
 
 def prepare(redis_url: str, work: Path, args: argparse.Namespace) -> tuple[Path, Path, list[Path]]:

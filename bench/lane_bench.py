@@ -23,8 +23,8 @@ from functools import partial
 
 import redis
 
-from bench.redis_target import redis_target
-from bench.store_bench import WriteBench, redis_cpu, sample_batches, split_singles, spread
+from bench.redis_target import redis_cpu, redis_target
+from bench.store_bench import WriteBench, sample_batches, split_singles, spread
 from events.redis_adapter.lane import lane_for
 from events.redis_adapter.scripts import APPEND, Script
 

@@ -22,8 +22,8 @@ import time  # noqa: E402
 import gevent  # noqa: E402
 import redis  # noqa: E402
 
-from bench.redis_target import redis_target  # noqa: E402
-from bench.store_bench import redis_cpu, spread  # noqa: E402
+from bench.redis_target import redis_cpu, redis_target  # noqa: E402
+from bench.store_bench import spread  # noqa: E402
 from events.redis_adapter.lane import Lane, lane_for  # noqa: E402
 from events.redis_adapter.multiplex import Multiplexer  # noqa: E402
 

@@ -65,8 +65,9 @@ import orjson
 import redis
 
 from bench import phases
-from bench.api_bench import BARE_APP, PREFIX, Server, redis_cpu_times, server
+from bench.api_bench import BARE_APP, PREFIX, Server, server
 from bench.http_client import Connection
+from bench.redis_target import redis_cpu_times
 from engine.choices import CHOOSE
 from events.redis_adapter.server import RedisServer
 from service.cli.serve import default_workers

@@ -25,6 +25,17 @@ def server_info(client: redis.Redis, section: str) -> dict[str, Any]:
     return cast(dict[str, Any], client.info(section))
 
 
+def redis_cpu_times(client: redis.Redis) -> tuple[float, float]:
+    """(user, system) CPU seconds Redis spent so far (``INFO cpu``)."""
+    info = server_info(client, "cpu")
+    return float(info["used_cpu_user"]), float(info["used_cpu_sys"])
+
+
+def redis_cpu(client: redis.Redis) -> float:
+    """CPU seconds Redis spent so far, user and system."""
+    return sum(redis_cpu_times(client))
+
+
 def fresh_prefix() -> str:
     """A key prefix no other run uses: ``bench:<8 hex>:``."""
     return f"bench:{uuid.uuid4().hex[:8]}:"

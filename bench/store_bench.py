@@ -45,7 +45,7 @@ from typing import Any
 import redis
 
 from bench.durable_records import Record, encode, stored_records
-from bench.redis_target import redis_target, server_info
+from bench.redis_target import redis_cpu, redis_target, server_info
 from engine.model import Event
 from engine.playout import play
 from engine.registry import get_game
@@ -144,11 +144,6 @@ class WriteBench:
             cpu = time.process_time() - cpu_before + redis_cpu(self.client) - redis_before
             out[name] = (self.events / seconds, 1e6 * cpu / self.events)
         return out
-
-
-def redis_cpu(client: redis.Redis) -> float:
-    info = server_info(client, "cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def split_singles(batches: Sequence[Batch]) -> list[Batch]:

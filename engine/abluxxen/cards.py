@@ -80,12 +80,12 @@ def codes_from_json(raw: Iterable[Any]) -> list[int]:
 
 def add(a: Counts, b: Counts) -> Counts:
     """The multiset union ``a + b``."""
-    return tuple(x + y for x, y in zip(a, b, strict=True))
+    return tuple(x + y for x, y in zip(a, b))
 
 
 def subtract(a: Counts, b: Counts) -> Counts:
     """``a - b``; the caller guarantees ``b`` is contained in ``a``."""
-    return tuple(x - y for x, y in zip(a, b, strict=True))
+    return tuple(x - y for x, y in zip(a, b))
 
 
 def change(counts: Counts, code: int, delta: int) -> Counts:

@@ -73,7 +73,7 @@ def _display_dealt(s: State, e: Event) -> State:
 def _set_played(s: State, e: Event) -> State:
     seat = e.data["seat"]
     played = CardSet.from_json(e.data["set"])
-    hand = tuple(h - c for h, c in zip(s.hands[seat], played.counts(), strict=True))
+    hand = tuple(h - c for h, c in zip(s.hands[seat], played.counts()))
     row = s.rows[seat] + (played,)
     # Tentatively the amigo bonus; decide follows up in the same command when the
     # play ends the deal, abluxxes someone, or the edition has no bonus draw.
@@ -166,7 +166,7 @@ def _turn_passed(s: State, e: Event) -> State:
 
 
 def _deal_ended(s: State, e: Event) -> State:
-    hand_cards = tuple(a + b for a, b in zip(s.banked_hand_cards, e.data["hand_sizes"], strict=True))
+    hand_cards = tuple(a + b for a, b in zip(s.banked_hand_cards, e.data["hand_sizes"]))
     return updated(s, banked=tuple(e.data["scores"]), banked_hand_cards=hand_cards, phase=DEALING)
 
 

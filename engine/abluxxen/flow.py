@@ -105,7 +105,7 @@ def end_deal(b: Batch, reason: str, rng: RandomSource) -> None:
     """Score the deal; deal the next one (start seat moves clockwise) or end the game."""
     s = b.state
     scores = deal_scores(s)
-    totals = tuple(a + d for a, d in zip(s.banked, scores, strict=True))
+    totals = tuple(a + d for a, d in zip(s.banked, scores))
     b.emit(ev.deal_ended(s.round, reason, scores, hand_sizes(s), totals))
     s = b.state
     if s.round < s.rounds:

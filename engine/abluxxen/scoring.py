@@ -29,7 +29,7 @@ def current_scores(state: State) -> tuple[int, ...]:
     """Scores so far: finished deals plus the running deal (if one is running)."""
     if state.phase in (DEALING, OVER) or not state.rows:
         return state.banked
-    return tuple(b + d for b, d in zip(state.banked, deal_scores(state), strict=True))
+    return tuple(b + d for b, d in zip(state.banked, deal_scores(state)))
 
 
 def winners(totals: Sequence[int], hand_cards: Sequence[int]) -> tuple[int, ...]:

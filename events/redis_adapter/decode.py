@@ -25,7 +25,7 @@ Entry = tuple[Any, dict[Any, Any]]
 def entry_fields(flat: list[Any]) -> dict[Any, Any]:
     """A stream entry's fields as Redis sends them (``[field, value, ...]``, a reply read
     without redis-py's callbacks) as the dict those callbacks make."""
-    return dict(zip(flat[::2], flat[1::2], strict=True))
+    return dict(zip(flat[::2], flat[1::2]))
 
 
 def entry_version(entry_id: bytes | str) -> int:

@@ -29,7 +29,7 @@ def evaluate(state: State, seat: int) -> float:
     scores = current_scores(state)
     projected = [
         score - GROUP_COST * sum(1 for n in NUMBERS if hand[n])
-        for score, hand in zip(scores, state.hands, strict=True)
+        for score, hand in zip(scores, state.hands)
     ]
     lead = projected[seat] - max(p for s, p in enumerate(projected) if s != seat)
     return 1.0 / (1.0 + math.exp(-lead / LEAD_SCALE))
