@@ -30,7 +30,8 @@ def forfeit_events(game: Game[Any], state: Any, seat: int) -> list[Event]:
     if seat not in game.to_act(state):
         raise ValueError(f"seat {seat} is not to act: it cannot time out")
     if game.name == "schlitzohr":
-        from engine.schlitzohr.flow import forfeit  # noqa: PLC0415 - the games import engine helpers
+        # Imported here, not at the top: the games import engine helpers.
+        from engine.schlitzohr.flow import forfeit
 
         return forfeit(state, seat)
     totals = tuple(game.scores(state))

@@ -36,7 +36,7 @@ class Event:
         """Whether ``seat`` (None = spectator) may see the private part."""
         return self.private is None or (seat is not None and seat in self.visible_to)
 
-    def redacted_for(self, seat: int | None) -> "Event":
+    def redacted_for(self, seat: int | None) -> Event:
         """The event as ``seat`` may see it: the private part removed if hidden."""
         if self.is_visible_to(seat):
             return self
@@ -50,7 +50,7 @@ class Event:
         return out
 
     @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> "Event":
+    def from_json(cls, raw: Mapping[str, Any]) -> Event:
         private = raw.get("private")
         return cls(
             type=raw["type"],

@@ -155,7 +155,7 @@ class Settings:
     a turn abandoned by a dead worker or a Redis crash waits (``workers/sweeper.py``)."""
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
         """Settings from ``environ`` (default ``os.environ``); ValueError on a bad value."""
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}

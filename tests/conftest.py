@@ -19,7 +19,7 @@ import redis
 if str(Path(__file__).parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).parent))
 
-from support.redis import TestRedis, delete_prefix, unique_prefix  # noqa: E402
+from support.redis import TestRedis, delete_prefix, unique_prefix
 
 
 def pytest_configure(config: pytest.Config) -> None:

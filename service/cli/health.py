@@ -57,7 +57,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         healthy, detail = _check(args)
-    except Exception as exc:  # any failure to check is unhealthy, with its reason
+    except Exception as exc:  # noqa: BLE001 - any failure to check is unhealthy, with its reason
         healthy, detail = False, f"{type(exc).__name__}: {exc}"
     print(
         f"{args.part}: {'ok' if healthy else 'unhealthy'} ({detail})",

@@ -98,7 +98,7 @@ class DirectPlay:
         environ[metrics.ROUTE_KEY] = rule
         try:
             answer = self._answer(environ, game_id, suffix)
-        except Exception as error:  # every failure is answered by Flask's own handlers
+        except Exception as error:  # noqa: BLE001 - every failure is answered by Flask's own handlers
             return self._flask_error(environ, start_response, error)
         headers = cors.without_origin(answer.headers) if self.cors_on else answer.headers
         start_response(f"{answer.status} {HTTP_STATUS_CODES[answer.status].upper()}", headers)
@@ -141,7 +141,7 @@ class DirectPlay:
         with self.app.request_context(environ):
             try:
                 returned = self.app.handle_user_exception(error)
-            except Exception as unhandled:
+            except Exception as unhandled:  # noqa: BLE001 - as Flask does: a 500 by its handler
                 response = self.app.handle_exception(unhandled)
             else:
                 response = self.app.finalize_request(returned)

@@ -302,7 +302,7 @@ class LiveHub:
         while True:
             try:
                 size = sock.recv_into(buffer)
-            except socket.timeout:
+            except TimeoutError:
                 if pinged:
                     raise ConnectionError("the subscriber connection did not answer a ping") from None
                 pinged = True

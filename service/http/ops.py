@@ -27,7 +27,7 @@ def readyz() -> Response:
     body.no_query()
     try:
         context.services().redis.ping()
-    except Exception:  # any failure means "not ready"; the reason goes to the log
+    except Exception:  # noqa: BLE001 - any failure means "not ready"; the reason goes to the log
         raise Problem(
             503, "not_ready", "the event store does not answer", {"Retry-After": "1"}
         ) from None

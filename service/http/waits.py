@@ -178,7 +178,7 @@ class StreamHub:
             request[self._wake_key] = self._wake_id
             try:
                 reply = self._read(request)
-            except Exception as error:  # Redis down: wake everyone, they read and fail or retry
+            except Exception as error:  # noqa: BLE001 - Redis down: wake everyone, they read and fail or retry
                 with self._lock:
                     self._between = True
                 log.warning("stream hub: XREAD failed: %r", error)

@@ -58,7 +58,7 @@ def test_a_bad_option_is_a_clear_error() -> None:
 
 
 def test_the_console_script_is_installed() -> None:
-    exe = shutil.which("tabletop") or str((__import__("pathlib").Path(sys.executable).parent / "tabletop"))
+    exe = shutil.which("tabletop") or str(__import__("pathlib").Path(sys.executable).parent / "tabletop")
     out = subprocess.run(
         [exe, "simulate", "--game", "schlitzohr", "--players", "2", "--seed", "7", "--json"],
         capture_output=True, text=True, check=True, timeout=60,
