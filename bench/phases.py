@@ -18,8 +18,9 @@ the request line and headers, including the wait's wake-up), ``pre-app`` (the WS
 environ, the worker's body deadline), ``app`` (the Flask app, until it hands back its
 answer), ``write`` (gunicorn sending it), ``close`` (closing the answer: Flask's
 teardown) and ``after`` (gunicorn's bookkeeping until it reads the next request).
-Other greenlets (the gevent hub, the stream hub's reader, accept loops) are charged
-under their class name. Every 200 requests a worker writes its totals to
+Other greenlets are charged under what they run: ``Hub.run`` (gevent's loop),
+``LiveHub._run`` (the live hub's reader), ``Multiplexer._read`` (the store's reply
+reader), accept loops. Every 200 requests a worker writes its totals to
 ``<dir>/phases-<pid>.json``.
 
 Cost: a ``thread_time_ns`` system call per switch and phase change, and the Python around
@@ -67,13 +68,24 @@ class Meter:
         self.requests: Counter[str] = Counter()
         self._phase: dict[Any, str] = {}
         self._kind: dict[Any, str] = {}
+        self._names: dict[Any, str] = {}  # greenlets serving no request, by what they run
         self._last = time.thread_time_ns()
 
     def charge(self, greenlet: Any) -> None:
         """Charge the CPU since the last charge to ``greenlet``'s current phase."""
         now = time.thread_time_ns()
-        self.cpu[self._phase.get(greenlet, type(greenlet).__name__)] += now - self._last
+        label = self._phase.get(greenlet) or self._names.get(greenlet) or self._name(greenlet)
+        self.cpu[label] += now - self._last
         self._last = now
+
+    def _name(self, greenlet: Any) -> str:
+        """``greenlet``'s label while it serves no request: the function it runs (a
+        thread's target under gevent's patched ``threading``), else its class."""
+        run = getattr(greenlet, "_run", None) or getattr(greenlet, "run", None)
+        target = getattr(getattr(run, "__self__", None), "_target", None)  # a Thread's
+        name = getattr(target or run, "__qualname__", None) or type(greenlet).__name__
+        self._names[greenlet] = name
+        return name
 
     def enter(self, phase: str) -> None:
         """The running greenlet starts ``phase`` (of the request kind it serves)."""

@@ -67,6 +67,8 @@ def test_the_meter_counts_every_request_and_charges_the_workers_cpu(
     charged = {label: after["cpu"][label] - before["cpu"].get(label, 0) for label in after["cpu"]}
     for phase in phases.PHASES:
         assert charged.get(f"{phase}:bare", 0) > 0, phase
+    # A greenlet serving no request is charged under what it runs: gevent's loop here.
+    assert charged.get("Hub.run", 0) > 0, charged
     # Each request's CPU between the two dumps is charged to some label; the kernel's
     # figure also holds the few switches after the last dump (a 10 % margin).
     charged_s = sum(charged.values()) / 1e9
