@@ -215,24 +215,44 @@ def candidates(event: dict[str, Any], truth: dict[str, Any]) -> Iterator[dict[st
     return None
 
 
-def public_values(event: dict[str, Any], commitment: str, private: Any, command: Any) -> set[str]:
-    """Everything a viewer can compute from ``event``'s public fields and a guess of its
+class Formulas:
+    """Everything a viewer can compute from an event's public fields and a guess of its
     hidden parts, with every public formula: seal 1's hash (with and without the seal-2
     fields), seal 2's hash with the hidden parts filled in, and the commitment digest
-    unkeyed or keyed with each public value (empty, game id, the seed commitment)."""
-    stored = {k: v for k, v in event.items() if k != "redacted"}
-    filled = {**stored, "private": private, "command": command}
-    seal2_only = ("seal", "private_digest", "command_digest")
-    seal1 = {k: v for k, v in filled.items() if k not in seal2_only}
-    out = {event_hash_v1(filled), event_hash_v1(seal1)}
-    gid, version = event["game_id"], event["version"]
-    for part, value in (("private", private), ("command", command)):
+    unkeyed or keyed with each public value (empty, game id, the seed commitment).
+
+    Built once per event and viewer for a given ``command`` (the attacker is given it):
+    what depends only on the command and the public fields is computed here, so a guess
+    of the private part costs only what depends on it. :meth:`values` answers exactly
+    what computing every formula afresh for that guess would."""
+
+    def __init__(self, event: dict[str, Any], commitment: str, command: Any) -> None:
+        self.stored = {k: v for k, v in event.items() if k != "redacted"}
+        self.command = command
+        gid = event["game_id"]
+        self.prefix = f"tabletop/commit/v2\x00{gid}\x00{event['version']}\x00"
+        keys = (b"", gid.encode(), bytes.fromhex(commitment), commitment.encode())
+        self.macs = [hmac.new(key, digestmod=hashlib.sha256) for key in keys]  # copied per message
+        self.of_command = self._digests("command", command)
+
+    def _digests(self, part: str, value: Any) -> set[str]:
         text = canonical_json(value)
-        message = f"tabletop/commit/v2\x00{gid}\x00{version}\x00{part}\x00{text}".encode()
-        out |= {sha256_hex(text), hashlib.sha256(message).hexdigest()}
-        for key in (b"", gid.encode(), bytes.fromhex(commitment), commitment.encode()):
-            out.add(hmac.new(key, message, hashlib.sha256).hexdigest())
-    return out
+        message = f"{self.prefix}{part}\x00{text}".encode()
+        out = {sha256_hex(text), hashlib.sha256(message).hexdigest()}
+        for keyed in self.macs:
+            mac = keyed.copy()
+            mac.update(message)
+            out.add(mac.hexdigest())
+        return out
+
+    def values(self, private: Any) -> set[str]:
+        filled = {**self.stored, "private": private, "command": self.command}
+        seal1 = {k: v for k, v in filled.items() if k not in SEAL2_ONLY}
+        return {event_hash_v1(filled), event_hash_v1(seal1)} | self._digests("private", private) | self.of_command
+
+
+SEAL2_ONLY = ("seal", "private_digest", "command_digest")
+"""The fields seal 2 added: a seal-1 hash is also tried without them."""
 
 
 def targets(event: dict[str, Any]) -> set[str]:
@@ -260,13 +280,14 @@ def attack(game: PlayedGame, received: dict[str, dict[int, dict[str, Any]]]) -> 
             kind = event["type"]
             out.attacked[kind] = out.attacked.get(kind, 0) + 1
             wanted = targets(event)
-            command = truth["command"]  # given to the attacker (see the module docstring)
-            if public_values(event, commitment, truth["private"], command) & wanted:
+            # The command is given to the attacker (see the module docstring).
+            formulas = Formulas(event, commitment, truth["command"])
+            if formulas.values(truth["private"]) & wanted:
                 out.truth_reproduces[kind] = out.truth_reproduces.get(kind, 0) + 1
             guesses = candidates(event, truth["private"])
             if guesses is None:
                 continue
-            hits = [g for g in guesses if public_values(event, commitment, g, command) & wanted]
+            hits = [g for g in guesses if formulas.values(g) & wanted]
             if hits == [truth["private"]]:
                 out.recovered[kind] = out.recovered.get(kind, 0) + 1
     return out
