@@ -248,7 +248,8 @@ class Formulas:
     def values(self, private: Any) -> set[str]:
         filled = {**self.stored, "private": private, "command": self.command}
         seal1 = {k: v for k, v in filled.items() if k not in SEAL2_ONLY}
-        return {event_hash_v1(filled), event_hash_v1(seal1)} | self._digests("private", private) | self.of_command
+        hashes = {event_hash_v1(filled), event_hash_v1(seal1)}
+        return hashes | self._digests("private", private) | self.of_command
 
 
 SEAL2_ONLY = ("seal", "private_digest", "command_digest")
