@@ -7,7 +7,7 @@ Failure modes, each a :class:`~service.http.problems.Problem`:
   ``Content-Length`` over the cap is refused before reading, a chunked body is read
   up to one byte past the cap and refused then (never silently cut at the cap);
 - a body that is not UTF-8 -- UTF-16 or UTF-32 (with or without a BOM), a UTF-8
-  BOM, invalid bytes, or an escaped lone surrogate (``"\ud800"``: no text can hold
+  BOM, invalid bytes, or an escaped lone surrogate (``"\\ud800"``: no text can hold
   it) -- 400 ``invalid_encoding``;
 - a body that is not one JSON value (a syntax error, trailing data after the value,
   NaN/Infinity, nesting absurdly deep): 400 ``malformed_json``;
