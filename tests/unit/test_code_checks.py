@@ -5,17 +5,24 @@
   rather than misleading a reader (about 10 s cold on the 2-core bench machine). The
   benches count: their figures are what issue #16 is judged by;
 - ruff, under the rules ``[tool.ruff.lint]`` selects (pycodestyle's errors, pyflakes,
-  import order, bugbear), over the whole tree: packages, tests, benches (under a second).
+  import order, bugbear), over the whole tree: packages, tests, benches (under a second);
+- no docstring holds a lone surrogate (an escape such as ``\\ud800`` in a docstring that is
+  not raw): CPython 3.13.0 cleans docstrings through UTF-8 and cannot compile such a
+  module, so ``service.http`` failed to import there while ``requires-python`` admits it.
+  CI runs 3.11 only; this catches that failure on any interpreter.
 """
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKED = ["engine", "events", "service", "workers", "tabletop_client", "bench"]
+SOURCES = [*CHECKED, "tests", "examples"]
 
 
 def _run_module(*args: str) -> subprocess.CompletedProcess[str]:
@@ -38,3 +45,41 @@ def test_the_packages_and_benches_type_check(tmp_path: Path) -> None:
 def test_the_tree_passes_ruff() -> None:
     result = _run_module("ruff", "check", "--no-cache", ".")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _docstrings(tree: ast.Module) -> Iterator[tuple[int, str]]:
+    """(line, text) of every module, class and function docstring in ``tree``."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                value = body[0].value.value
+                if isinstance(value, str):
+                    yield body[0].lineno, value
+
+
+def _surrogates_in_docstrings(source: str, name: str) -> list[str]:
+    """``name:line`` of each docstring in ``source`` that holds a lone surrogate."""
+    return [
+        f"{name}:{line}"
+        for line, text in _docstrings(ast.parse(source, name))
+        if any("\ud800" <= char <= "\udfff" for char in text)
+    ]
+
+
+def test_the_surrogate_check_finds_an_escaped_surrogate() -> None:
+    source = 'def f() -> None:\n    """Refuses ``\\ud800``."""\n'
+    assert _surrogates_in_docstrings(source, "sample.py") == ["sample.py:2"]
+    assert _surrogates_in_docstrings(source.replace('"""R', 'r"""R'), "sample.py") == []
+
+
+def test_no_docstring_holds_a_lone_surrogate() -> None:
+    files = [ROOT / "run.py"] + [p for top in SOURCES for p in sorted((ROOT / top).rglob("*.py"))]
+    found = [
+        hit
+        for path in files
+        for hit in _surrogates_in_docstrings(
+            path.read_text(encoding="utf-8"), str(path.relative_to(ROOT))
+        )
+    ]
+    assert found == [], found
