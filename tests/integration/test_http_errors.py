@@ -7,6 +7,7 @@ answer against openapi.yaml on top.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -230,6 +231,24 @@ CASES: dict[str, tuple[int, str, Callable[[FlaskApi, Flask, Game], Reply]]] = {
             g.commands,
             method="POST",
             data="[" * 8000 + "]" * 8000,
+            content_type="application/json",
+            headers=bearer(g.tokens[0]),
+        ),
+    ),
+    "nesting one level past the cap": (
+        400,
+        "malformed_json",
+        lambda a, f, g: raw(
+            f,
+            g.commands,
+            method="POST",
+            # 65 levels: within any interpreter's recursion limit, so only the cap refuses it.
+            data=json.dumps(
+                {
+                    "command": {"kind": "roll", "x": json.loads("[" * 63 + "]" * 63)},
+                    "expected_version": g.version,
+                }
+            ),
             content_type="application/json",
             headers=bearer(g.tokens[0]),
         ),

@@ -64,7 +64,7 @@ def _strict_reference(raw: bytes) -> Any:
     import decimal
     import json
 
-    from service.http.body import BadBody, _no_constants
+    from service.http.body import MAX_DEPTH, BadBody, _no_constants
 
     if raw.startswith(b"\xef\xbb\xbf") or json.detect_encoding(raw) != "utf-8":
         raise BadBody("invalid_encoding", "")
@@ -81,6 +81,18 @@ def _strict_reference(raw: bytes) -> Any:
         )
     except (ValueError, RecursionError):
         raise BadBody("malformed_json", "") from None
+
+    # Recursive, plain: past the recursion limit it raises RecursionError, which _outcome
+    # reads as malformed_json -- deeper than the cap either way.
+    def depth(node: Any) -> int:
+        if isinstance(node, tuple):
+            return 1 + max((depth(v) for _, v in node[1]), default=0)
+        if isinstance(node, list):
+            return 1 + max((depth(item) for item in node), default=0)
+        return 0
+
+    if depth(tree) > MAX_DEPTH:
+        raise BadBody("malformed_json", "")
 
     def strings(node: Any) -> list[str]:
         if isinstance(node, str):
@@ -123,6 +135,12 @@ def _outcome(load: Any, raw: bytes) -> Any:
         return ("refused", "malformed_json")
 
 
+def _nest(levels: int, shell: str, core: str) -> str:
+    """``core`` inside ``levels`` copies of ``shell`` (a format with one ``%s``)."""
+    head, tail = shell.split("%s")
+    return head * levels + core + tail * levels
+
+
 def _dumps(value: Any, ascii_only: bool) -> str:
     return __import__("json").dumps(value, ensure_ascii=ascii_only)
 
@@ -141,6 +159,13 @@ duplicated = st.tuples(st.text(max_size=2), json_values, json_values).map(
 )
 trailing = st.tuples(texts, st.sampled_from(["", " ", "\n", " x", "}", "{}", "\x00", ",1"])).map("".join)
 documents = texts | with_escape | duplicated | trailing
+# Nesting around the depth cap (64 levels), deeper than 3.11's decoder reaches, in arrays
+# and objects, with a duplicate key or a lone surrogate inside, or brackets only in a string.
+deep_bodies = st.tuples(
+    st.sampled_from([1, 62, 63, 64, 65, 66, 200, 2000, 8000]),
+    st.sampled_from(['[%s]', '{"k":%s}', '{"a":1,"b":[%s]}']),
+    st.sampled_from(["0", "[]", "{}", '{"a":1,"a":2}', '"\\ud800"', '"' + "[" * 80 + '"']),
+).map(lambda t: _nest(*t).encode())
 raw_bodies = (
     st.tuples(documents, encodings).map(lambda pair: pair[0].encode(pair[1], "surrogatepass"))
     | st.binary(max_size=40)
@@ -149,6 +174,7 @@ raw_bodies = (
          b'{"a":1,"a":2,', b'{"a":{"b":1,"b":1}}', b'"\xed\xa0\x80"', b"\xef\xbb\xbf{}",
          b'{"n":"\\ud800"}', b'["\\ud83d\\ude00"]', b'{"\\udc00":1}', b"{} trailing"]
     )
+    | deep_bodies
 )
 
 
