@@ -4,8 +4,9 @@
   hints are part of the code's contract, and a hint that drifted from the code fails here
   rather than misleading a reader (about 10 s cold on the 2-core bench machine). The
   benches count: their figures are what issue #16 is judged by;
-- ruff, under the rules ``[tool.ruff.lint]`` selects (pycodestyle's errors, pyflakes,
-  import order, bugbear), over the whole tree: packages, tests, benches (under a second);
+- ruff, under the rules ``[tool.ruff.lint]`` selects (pycodestyle's errors and invalid
+  escapes, pyflakes, import order, bugbear, pyupgrade, blind excepts, stale markers), over
+  the whole tree: packages, tests, benches (under a second);
 - no docstring holds a lone surrogate (an escape such as ``\\ud800`` in a docstring that is
   not raw): CPython 3.13.0 cleans docstrings through UTF-8 and cannot compile such a
   module, so ``service.http`` failed to import there while ``requires-python`` admits it.
