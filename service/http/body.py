@@ -183,28 +183,25 @@ def _loads(raw: bytes) -> Any:
         text = raw.decode("utf-8")  # strict: refuses invalid bytes and encoded surrogates
     except UnicodeDecodeError:
         raise BadBody("invalid_encoding", "the body is not valid UTF-8") from None
+    duplicate = False
     try:
         data = _DECODER.decode(text)
     except (ValueError, RecursionError):
         raise BadBody("malformed_json", "the body is not one valid JSON value") from None
     except _DuplicateKey:
+        duplicate = True  # is the rest of the body valid JSON, within the depth cap?
         try:
-            lenient = _LENIENT.decode(text)
+            data = _LENIENT.decode(text)
         except (ValueError, RecursionError):
             raise BadBody("malformed_json", "the body is not one valid JSON value") from None
-        if _too_deep(text, lenient):
-            raise _nested_too_deep() from None
-        raise BadBody("duplicate_key", "an object in the body has the same key twice") from None
     if _too_deep(text, data):
-        raise _nested_too_deep()
+        detail = f"the body nests arrays and objects deeper than {MAX_DEPTH} levels"
+        raise BadBody("malformed_json", detail)
+    if duplicate:
+        raise BadBody("duplicate_key", "an object in the body has the same key twice")
     if _SURROGATE_ESCAPE.search(text) and _has_lone_surrogate(data):
         raise BadBody("invalid_encoding", "the body holds a lone surrogate (not text)")
     return data
-
-
-def _nested_too_deep() -> BadBody:
-    detail = f"the body nests arrays and objects deeper than {MAX_DEPTH} levels"
-    return BadBody("malformed_json", detail)
 
 
 def _has_lone_surrogate(value: Any) -> bool:

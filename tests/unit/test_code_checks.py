@@ -52,11 +52,9 @@ def _docstrings(tree: ast.Module) -> Iterator[tuple[int, str]]:
     """(line, text) of every module, class and function docstring in ``tree``."""
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-                value = body[0].value.value
-                if isinstance(value, str):
-                    yield body[0].lineno, value
+            text = ast.get_docstring(node, clean=False)
+            if text is not None:
+                yield node.body[0].lineno, text
 
 
 def _surrogates_in_docstrings(source: str, name: str) -> list[str]:
