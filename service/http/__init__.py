@@ -87,6 +87,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     services = services or build(settings)
     settings = services.settings
     app = _App(__name__, static_folder=None)
+    # One spelling per path, set before any rule is added (a rule takes it when bound).
+    # Werkzeug's default answers a doubled slash with a 308 to the merged path, outside
+    # every error handler: an HTML body, a Location built from the client's Host header,
+    # and a POST the client sends again there. Now it is a 404 problem like any unknown path.
+    app.url_map.merge_slashes = False
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.extensions[context.EXTENSION] = services
     app.extensions[context.READS] = ProjectionReader(

@@ -88,7 +88,10 @@ def _serve(name: str) -> Response:
     return response
 
 
-@bp.get("/")
+# strict_slashes off: a request in absolute form without a path (``GET http://host``,
+# which the server hands on with an empty path) is the root, as RFC 9112 says, and not a
+# 308 to "/" outside every error handler.
+@bp.get("/", strict_slashes=False)
 def index() -> Response:
     """The client's page: the lobby, and every game by the URL's fragment (``#/games/<id>``)."""
     return _serve("index.html")

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import redis
 from flask import Flask
+from flask.testing import FlaskClient
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 from support.http_games import FlaskApi, Reply, create_game, seat_everyone
@@ -381,6 +382,48 @@ def test_an_error_is_a_problem_with_its_code_and_writes_nothing(
     assert reply.headers["Content-Type"] == "application/problem+json"
     assert reply.body["type"].endswith("/" + code) and reply.body["status"] == status
     assert http_services.store.head(game.id).version == game.version
+
+
+def spellings(path: str) -> list[str]:
+    """``path`` with one inner slash doubled (each in turn), and with a trailing slash."""
+    inner = [i for i, c in enumerate(path) if c == "/" and i > 0]
+    return [path[:i] + "/" + path[i:] for i in inner] + [path + "/"]
+
+
+def test_no_spelling_of_a_path_is_redirected(http_app: Flask, game: Game) -> None:
+    # Werkzeug answers a doubled slash with a 308 to the merged path by default: an HTML
+    # body outside every error handler, a Location built from the client's Host header,
+    # and a client that follows it sends its POST again. Every rule, every method.
+    values = {"game_id": game.id, "seat": 0, "name": "schlitzohr", "game": "schlitzohr", "level": "greedy"}
+    client = FlaskClient(http_app)  # not the contract's: it would check the URL, not the raw path
+
+    def at(method: str, raw_path: str) -> Any:
+        # As the server hands the path on (given as a URL, "//x" would name a host).
+        return client.open("/", method=method, environ_overrides={"PATH_INFO": raw_path, "HTTP_HOST": "evil.example"})
+
+    checked = 0
+    for rule in http_app.url_map.iter_rules():
+        if rule.rule == "/":
+            continue  # "/" has no inner slash; its empty spelling is below
+        path = rule.rule
+        for name, value in values.items():
+            path = path.replace(f"<{name}>", str(value)).replace(f"<int:{name}>", str(value))
+        assert "<" not in path, rule.rule  # a new route's argument: give it a value above
+        for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
+            for spelling in spellings(path):
+                response = at(method, spelling)
+                assert (response.status_code, response.content_type) == (404, "application/problem+json"), (
+                    method, spelling, response.status_code, response.headers.get("Location"))
+                assert response.json["code"] == "not_found"
+                checked += 1
+        if "GET" in rule.methods and rule.endpoint != "history.stream":
+            # Werkzeug reads leading slashes as one: the same answer, never a redirect.
+            assert at("GET", "/" + path).status_code == at("GET", path).status_code, path
+    assert checked > 50  # every rule was tried
+    # A request in absolute form without a path (GET http://host) reaches the app with an
+    # empty path: it is the root (RFC 9112), not a redirect to it.
+    lobby = at("GET", "")
+    assert (lobby.status_code, lobby.content_type) == (200, "text/html; charset=utf-8")
 
 
 def test_problem_details_carry_what_a_client_needs(api: FlaskApi, game: Game) -> None:
