@@ -55,10 +55,16 @@ def name_key(name: str) -> str:
     return hashlib.sha256(skeleton(name).encode()).hexdigest()
 
 
-def lookalike_keys(name: str) -> tuple[str, ...]:
-    """The keys a name must not find taken: :func:`name_key`, and the key of the name's
-    skeleton taken *before* the case fold -- folding first loses capital-I-for-l
+def lookalike_skeletons(name: str) -> tuple[str, ...]:
+    """The skeletons a name is compared by: :func:`skeleton`, and the skeleton of the
+    name's skeleton taken *before* the case fold -- folding first loses capital-I-for-l
     (``PayPaI`` folds to ``paypai``), the skeleton first maps it to ``l``."""
-    first = name_key(name)
-    other = hashlib.sha256(skeleton(_checker().getSkeleton(0, unicodedata.normalize("NFKC", name))).encode()).hexdigest()
+    first = skeleton(name)
+    other = skeleton(_checker().getSkeleton(0, unicodedata.normalize("NFKC", name)))
     return (first,) if other == first else (first, other)
+
+
+def lookalike_keys(name: str) -> tuple[str, ...]:
+    """The keys a name must not find taken: the hashes of :func:`lookalike_skeletons`
+    (the first is :func:`name_key`)."""
+    return tuple(hashlib.sha256(s.encode()).hexdigest() for s in lookalike_skeletons(name))

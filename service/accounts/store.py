@@ -25,7 +25,8 @@ from typing import Any
 
 from events.accounts.keys import AccountKeys
 from events.accounts.names import lookalike_keys, name_key
-from service.app.errors import NameRegistered
+from service.app.bot_seats import is_bot_seat_name
+from service.app.errors import NameRegistered, NameReserved
 
 KEY_PREFIX = "pk_"
 _KEPT = 10_000
@@ -70,9 +71,12 @@ class AccountStore:
 
     def register(self, name: str) -> Registered:
         """Reserve ``name`` (already checked by ``engine.table.player_name``) and answer its
-        player key; NameRegistered if it or a look-alike is taken. The SET NX on the name
+        player key; NameRegistered if it or a look-alike is taken, NameReserved if it is
+        or looks like a bot seat's name (``service.app.bot_seats``). The SET NX on the name
         key makes two registrations of one key race safely; two *different* look-alike
         keys registered in the same instant could both pass (documented)."""
+        if is_bot_seat_name(name):
+            raise NameReserved("names like <level>-bot-<seat>, and look-alikes, belong to the server's bots")
         if self.reserved(name):
             raise NameRegistered("this name, or one that looks like it, is registered")
         account_id = name_key(name)

@@ -48,6 +48,7 @@ from events.model.records import engine_rng, new_seed, seed_revealed, setup_even
 from events.redis_adapter.store import RedisEventStore
 from service.accounts.store import Account, AccountStore, is_player_key
 from service.app import documents, retries
+from service.app.bot_seats import BOT_LEVELS, bot_seat_name, is_bot_seat_name
 from service.app.errors import (
     AlreadySeated,
     Forbidden,
@@ -65,7 +66,6 @@ from service.app.queries import Queries
 from service.app.tables import TableRepository
 from service.tokens import matches, new_token, parse_token, token_hash
 
-BOT_LEVELS = ("random", "greedy", "strong")
 """Bot levels a seat may be given (``engine.ai`` plays them)."""
 
 GAME_ID_BYTES = 9
@@ -167,7 +167,7 @@ class Application:
         game_id = new_game_id()
         seed = new_seed()
         events = setup_events(game, checked, len(seats), seed, clock_settings)
-        events += [seat_taken(i, f"{level}-bot-{i}", bot=level) for i, level in enumerate(seats) if level is not None]
+        events += [seat_taken(i, bot_seat_name(level, i), bot=level) for i, level in enumerate(seats) if level is not None]
         if all(level is not None for level in seats):
             events.append(game_started())
         self.store.create(GameRef(game_id, game.name), events, seed, actor=SYSTEM)
@@ -182,7 +182,8 @@ class Application:
 
         ``account``: a registered player takes the seat under its own name (``name`` is
         ignored), at most one seat per game (AlreadySeated). A guest (no account) may not
-        use a registered name or a look-alike of one (NameReserved)."""
+        use a registered name, a bot seat's name (``bot_seats``) or a look-alike of
+        either (NameReserved)."""
         table = self.tables.load(game_id)
         if account is not None:
             name = account.name
@@ -192,6 +193,8 @@ class Application:
             if name is None:
                 raise NameRequired("a guest needs a name to take a seat (or send a player key)")
             name = player_name(name)  # NFC: one spelling per name, as stored and compared
+            if is_bot_seat_name(name):
+                raise NameReserved("names like <level>-bot-<seat>, and look-alikes, belong to the server's bots")
             if self.accounts is not None and self.accounts.reserved(name):
                 raise NameReserved("this name, or one that looks like it, belongs to a registered player")
         chosen = check_join(table, name, seat)

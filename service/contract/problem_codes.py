@@ -34,7 +34,7 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "player_key_required": ((401,), "an endpoint of registered players called without a player key"),
     "not_seated": ((403,), "a player key used for a game where its account holds no seat"),
     "name_registered": ((409,), "the name, or a look-alike of it, is registered"),
-    "name_reserved": ((409,), "a guest asked for a registered name or a look-alike of one"),
+    "name_reserved": ((409,), "a guest asked for a registered name or a look-alike of one, or anyone for a bot seat's name (`<level>-bot-<digits>`) or a look-alike of one"),
     "already_seated": ((409,), "the account holds a seat of this game already"),
     "unknown_game": ((404, 422), "no such game type (catalogue: 404; create: 422)"),
     "method_not_allowed": ((405,), "the method is not allowed on this path"),

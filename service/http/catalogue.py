@@ -12,7 +12,7 @@ from flask import Blueprint, Response
 from engine.errors import UNKNOWN_GAME, RuleViolation
 from engine.model import JSON
 from engine.registry import game_names, get_game
-from service.app.application import BOT_LEVELS
+from service.app.bot_seats import BOT_LEVELS
 from service.http import body
 from service.http.problems import Problem
 from service.http.responses import json_response

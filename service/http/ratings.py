@@ -16,7 +16,7 @@ from engine.errors import UNKNOWN_GAME
 from engine.model import JSON
 from engine.registry import game_names
 from engine.table import MAX_NAME_LENGTH
-from service.app.application import BOT_LEVELS
+from service.app.bot_seats import BOT_LEVELS
 from service.http import body, context
 from service.http.problems import Problem
 from service.http.responses import json_response

@@ -15,7 +15,7 @@ from typing import Any
 from marshmallow import RAISE, Schema, fields, validate
 
 from engine.registry import game_names
-from service.app.application import BOT_LEVELS
+from service.app.bot_seats import BOT_LEVELS
 
 MAX_SEATS = 16
 """Most seats a create request may ask for (each game has its own, lower, maximum)."""

@@ -131,6 +131,24 @@ def test_a_name_cannot_be_taken_twice_nor_spoofed_nor_used_by_a_guest(api: HttpA
     assert api.call("GET", f"/v1/players/{name.upper()}").body["registered"] is False  # another spelling
 
 
+def test_no_person_takes_or_registers_a_bot_seats_name(api: HttpApi) -> None:
+    # The server names its bot seats "<level>-bot-<seat>": a guest or an account under
+    # such a name (or a look-alike) would pass for a bot in the lobby and every view.
+    created = api.call("POST", "/v1/games", body={"game": "abluxxen", "players": 4, "bots": {"3": "strong"}})
+    game_id = created.body["game_id"]
+    bot_name = created.body["seats"][3]["name"]
+    head = api.call("GET", f"/v1/games/{game_id}").body["version"]
+    for name in [bot_name, "greedy-bot-0", "random-bot-12", "Strong-Bot-2", "greedy-bot-l", "gr\u0435edy-bot-1"]:
+        seat = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": name})
+        assert seat.status == 409 and seat.body["code"] == "name_reserved", (name, seat.body)
+        account = api.call("POST", "/v1/players", body={"name": name})
+        assert account.status == 409 and account.body["code"] == "name_reserved", (name, account.body)
+    assert api.call("GET", f"/v1/games/{game_id}").body["version"] == head  # nothing written
+    # Near misses are ordinary names.
+    for name in [_fresh("greedy-bot-x"), _fresh("greedy bot "), _fresh("my-greedy-bot-")]:
+        assert api.call("POST", f"/v1/games/{game_id}/seats", body={"name": name}).status == 201, name
+
+
 def test_names_never_collide_with_server_keys(api: HttpApi, live_server: LiveServer) -> None:
     for name in ["{lobby}", "x}:games", "*", "tt:game:{abc}:events"]:
         name = name + secrets.token_hex(2)
