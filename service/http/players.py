@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from engine.table import MAX_NAME_LENGTH
 from service.http import body, context, ratings
-from service.http.problems import Problem
+from service.http.names import name_in_path
 from service.http.responses import json_response
 
 bp = Blueprint("players", __name__, url_prefix="/v1/players")
@@ -16,8 +15,7 @@ bp = Blueprint("players", __name__, url_prefix="/v1/players")
 @bp.get("/<name>")
 def totals(name: str) -> Response:
     body.no_query()
-    if not 0 < len(name) <= MAX_NAME_LENGTH:
-        raise Problem(404, "player_not_found", "no player can have this name")
+    name = name_in_path(name)
     document = context.reads().player_totals(name).to_json()
     accounts = context.application().accounts  # issue 15: guests vs registered players
     document["registered"] = accounts is not None and accounts.is_registered(name)

@@ -15,9 +15,9 @@ from marshmallow import fields, validate
 from engine.errors import UNKNOWN_GAME
 from engine.model import JSON
 from engine.registry import game_names
-from engine.table import MAX_NAME_LENGTH
 from service.app.bot_seats import BOT_LEVELS
 from service.http import body, context
+from service.http.names import name_in_path
 from service.http.problems import Problem
 from service.http.responses import json_response
 from service.http.schemas import QueryInt, Strict
@@ -70,9 +70,7 @@ def leaderboard(game: str) -> Response:
 @bp.get("/<game>/players/<name>")
 def player_history(game: str, name: str) -> Response:
     check_game(game)
-    if not 0 < len(name) <= MAX_NAME_LENGTH:
-        raise Problem(404, "player_not_found", "no player can have this name")
-    return _history(game, name, bot=False)
+    return _history(game, name_in_path(name), bot=False)
 
 
 @bp.get("/<game>/bots/<level>")

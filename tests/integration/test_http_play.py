@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from urllib.parse import quote
 
 import pytest
 from support.http_games import FlaskApi, all_events, create_game, play_randomly, seat_everyone
@@ -272,6 +273,24 @@ def test_the_lobby_lists_games_by_type_and_status_with_cursors(
             for game in ("abluxxen", "schlitzohr")
         },
     }
+
+
+@pytest.mark.parametrize(
+    "name", ["x" * 41, "a\u0000b", "a\u202eb", " ada", "ada ", "a\tb"], ids=["long", "nul", "bidi", "lead", "trail", "tab"]
+)
+def test_a_name_no_player_can_have_is_not_found(api: FlaskApi, name: str) -> None:
+    quoted = quote(name, safe="")
+    for path in (f"/v1/players/{quoted}", f"/v1/ratings/abluxxen/players/{quoted}"):
+        reply = api.call("GET", path)
+        assert (reply.status, reply.code) == (404, "player_not_found"), (path, reply.body)
+
+
+def test_a_decomposed_spelling_finds_the_player(api: FlaskApi) -> None:
+    game_id = create_game(api, "schlitzohr", 2)
+    api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "Zo\u00eb"})  # stored as sent: NFC
+    decomposed = quote("Zoe\u0308", safe="")
+    assert api.call("GET", f"/v1/players/{decomposed}").body["name"] == "Zo\u00eb"
+    assert api.call("GET", f"/v1/ratings/abluxxen/players/{decomposed}").body["name"] == "Zo\u00eb"
 
 
 def test_probes_metrics_contract_and_docs(api: FlaskApi) -> None:
