@@ -25,6 +25,10 @@ What these workers add to gunicorn's:
   large, bad chunking, ...): gunicorn writes HTML there; here the same status with a
   problem body and a stable ``code`` (``http_<status>``-style codes listed in
   :data:`CODES`), plus the security headers.
+- **A lingering close** (``service.runner.linger``) after an answer that ends the
+  connection -- the server layer's refusals under both worker classes, any closing
+  answer under gevent -- so a client still sending its request reads the answer
+  instead of a connection reset.
 - **No ``Server`` header** (gunicorn would send ``Server: gunicorn``).
 - **Open-file limit** raised to the hard limit at start (:func:`raise_open_file_limit`),
   since every idle stream is a file descriptor.
@@ -63,6 +67,8 @@ from gunicorn.http.errors import (
     UnsupportedTransferCoding,
 )
 from gunicorn.workers.gthread import ThreadWorker as _ThreadWorker
+
+from service.runner.linger import linger
 
 log = logging.getLogger(__name__)
 
@@ -182,7 +188,8 @@ class _Hardened:
         try:
             client.sendall(problem_bytes(status, code, detail))
         except OSError:
-            pass
+            return
+        linger(client)  # the request is unread: let the client read the answer first
 
     def _harden(self) -> None:
         drop_server_header()
@@ -379,6 +386,16 @@ def _gevent_worker() -> type:
                 # max_accept = 1 there too): take turns with the other workers.
                 ggevent.StreamServer = _taking_turns_server()
             super().run()
+
+        def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+            try:
+                return super().handle_request(listener_name, req, sock, addr)
+            except StopIteration:
+                # The answer went out and the connection closes (``Connection: close``,
+                # HTTP/1.0, an answer that ends the connection) -- perhaps with the body
+                # unread, as after a 413: a lingering close keeps the answer readable.
+                linger(sock)
+                raise
 
         def timeout_ctx(self) -> Any:
             # gunicorn uses this around reading each request's line and headers (and the

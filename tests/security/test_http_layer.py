@@ -7,8 +7,10 @@ Findings (issue 11, item 7): the HTTP server's own rejections were HTML pages,
 
 from __future__ import annotations
 
+import threading
+
 import pytest
-from rawhttp import RawAnswer, exchange
+from rawhttp import RawAnswer, connect, exchange, parse
 from support.http_games import HttpApi, create_game, seat_everyone
 from support.live_server import LiveServer
 
@@ -72,6 +74,47 @@ def test_server_layer_rejections_are_problem_json(
     assert problem["type"].endswith("/" + code)
     assert b"<html" not in answer.body.lower()
     assert_hardened(answer.headers)
+
+
+UNREAD_REQUESTS = [
+    pytest.param(b"GET /" + b"a" * 20_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, id="long-request-line"),
+    pytest.param(
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: " + b"a" * 1_000_000 + b"\r\n\r\n", 431, id="huge-header"
+    ),
+    pytest.param(
+        b"POST /v1/games HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        b"Content-Length: 2000000\r\n\r\n" + b" " * 2_000_000,
+        413,
+        id="body-over-the-cap-then-close",
+    ),
+]
+
+
+@pytest.mark.parametrize(("request_bytes", "status"), UNREAD_REQUESTS)
+def test_an_answer_given_before_the_request_was_read_reaches_the_client(
+    secure_server: LiveServer, request_bytes: bytes, status: int
+) -> None:
+    # Closing a socket with the client's bytes unread sends a reset, not a clean end: a
+    # client still sending its request then reads "connection reset", not the answer.
+    # The server lingers: the answer, then the end of the stream, however much is unread.
+    with connect(secure_server.url) as sock:
+        failures: list[OSError] = []
+
+        def send() -> None:
+            try:
+                sock.sendall(request_bytes)
+            except OSError as error:  # the server stopped reading: a reset on this side too
+                failures.append(error)
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        chunks = []
+        while chunk := sock.recv(65536):  # ConnectionResetError here fails the test
+            chunks.append(chunk)
+        sender.join()
+    answer = parse(b"".join(chunks))
+    assert answer.status == status and answer.problem()["status"] == status
+    assert not failures, failures
 
 
 def test_no_server_banner_and_security_headers_on_success(api: HttpApi) -> None:
