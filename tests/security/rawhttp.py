@@ -41,15 +41,11 @@ def connect(url: str, source: str | None = None) -> socket.socket:
 
 
 def read_all(sock: socket.socket) -> bytes:
-    """Everything until the server closes the connection."""
+    """Everything until the server closes the connection -- cleanly: a reset
+    (``ConnectionResetError``) fails the caller, as the server lingers after an answer
+    it gave before reading the whole request (``service.runner.linger``)."""
     chunks = []
-    while True:
-        try:
-            chunk = sock.recv(65536)
-        except ConnectionResetError:
-            break
-        if not chunk:
-            break
+    while chunk := sock.recv(65536):
         chunks.append(chunk)
     return b"".join(chunks)
 
