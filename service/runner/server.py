@@ -204,8 +204,8 @@ class BodyDeadline:
     """WSGI middleware: the request body must be read within ``timeout_s`` of the first
     read. The deadline covers all reads together (a client trickling a byte at a time
     cannot stretch it); past it the read raises werkzeug's ``RequestTimeout`` (408,
-    which the API answers as problem+json) and the socket is shut down for reading, so
-    the connection closes after that answer."""
+    which the API answers as problem+json) and the connection closes after that answer
+    (``_DeadlineInput._give_up``)."""
 
     def __init__(self, app: Callable[..., Iterable[bytes]], timeout_s: float) -> None:
         self.app = app
@@ -242,7 +242,7 @@ class _DeadlineInput:
             # one is the client's fault, not a 500.
             from service.http.problems import Problem
 
-            self._shutdown()
+            self._give_up()
             status, code, detail = classify(error)
             raise Problem(status, code, detail) from None
         except NoMoreData:
@@ -250,17 +250,24 @@ class _DeadlineInput:
 
             raise ClientDisconnected() from None
 
-    def _shutdown(self) -> None:
-        if self._sock is not None:
-            try:
-                self._sock.shutdown(socket.SHUT_RD)  # the rest of the body is never read
-            except OSError:
-                pass
+    def _give_up(self) -> None:
+        """The rest of the body is never read: the connection ends after the answer.
+        Under gevent the worker closes it then, lingering (``GeventWorker.handle_request``);
+        under gthread reading is shut down, which ends gunicorn's keep-alive loop."""
+        if self._sock is None:
+            return
+        if _gevent_module():
+            GIVEN_UP.add(id(self._sock))
+            return
+        try:
+            self._sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
 
     def _expire(self) -> Any:
         from werkzeug.exceptions import RequestTimeout
 
-        self._shutdown()
+        self._give_up()
         raise RequestTimeout(f"the request body did not arrive within {self._timeout_s:g} s")
 
     def read(self, size: int | None = None) -> bytes:
@@ -289,22 +296,34 @@ class _Expired(Exception):
     pass
 
 
+GIVEN_UP: set[int] = set()
+"""``id`` of each gevent connection whose request body was given up on (past its deadline,
+malformed chunks): its worker closes it after the answer, lingering. Why not shut reading
+down, as under gthread: a socket shut for reading cannot wait for the client's end, and
+bytes the client sends meanwhile would turn the close into a reset."""
+
 _gevent: Any = None
 """The gevent module if this process's sockets are gevent's, else False (set on first use,
 i.e. during a request, after a gevent worker has patched)."""
+
+
+def _gevent_module() -> Any:
+    """The gevent module if this process's sockets are gevent's, else False."""
+    global _gevent
+    if _gevent is None:
+        from gevent import monkey
+
+        _gevent = __import__("gevent") if monkey.is_module_patched("socket") else False
+    return _gevent
 
 
 def _bounded(seconds: float, call: Callable[..., Any], *args: Any, sock: Any = None) -> Any:
     """``call(*args)``, cut off after ``seconds`` (:class:`_Expired`). Under gevent a
     Timeout covers every socket read inside ``call``; otherwise (gthread) each read of
     ``sock`` is bounded by ``seconds`` instead, and the caller checks the total."""
-    global _gevent
-    if _gevent is None:
-        from gevent import monkey
-
-        _gevent = __import__("gevent") if monkey.is_module_patched("socket") else False
-    if _gevent:
-        timer = _gevent.Timeout(seconds, _Expired)
+    gevent = _gevent_module()
+    if gevent:
+        timer = gevent.Timeout(seconds, _Expired)
         timer.start()
         try:
             return call(*args)
@@ -388,14 +407,20 @@ def _gevent_worker() -> type:
             super().run()
 
         def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+            # After an answer that ends the connection (``Connection: close``, HTTP/1.0, a
+            # body given up on: GIVEN_UP) the body may be unread, as after a 413 or a 408:
+            # a lingering close keeps the answer readable.
             try:
-                return super().handle_request(listener_name, req, sock, addr)
+                kept = super().handle_request(listener_name, req, sock, addr)
+                closing = id(sock) in GIVEN_UP
             except StopIteration:
-                # The answer went out and the connection closes (``Connection: close``,
-                # HTTP/1.0, an answer that ends the connection) -- perhaps with the body
-                # unread, as after a 413: a lingering close keeps the answer readable.
+                closing = True
+            finally:
+                GIVEN_UP.discard(id(sock))
+            if closing:
                 linger(sock)
-                raise
+                raise StopIteration()
+            return kept
 
         def timeout_ctx(self) -> Any:
             # gunicorn uses this around reading each request's line and headers (and the

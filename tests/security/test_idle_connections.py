@@ -174,6 +174,30 @@ def test_slow_body_client_is_cut_off_with_408(start_server) -> None:  # type: ig
         assert answer.problem()["code"] == "request_timeout"
 
 
+def test_a_408_reaches_a_client_that_keeps_sending(start_server) -> None:  # type: ignore[no-untyped-def]
+    # A client streaming its body does not watch for an early answer: it goes on sending
+    # after the 408. Had the server closed at once, those bytes would meet a closed socket
+    # and the kernel would reset the connection (read_all fails on a reset), losing the
+    # answer. It lingers instead: it drops them, then the client reads the answer and the end.
+    with start_server(body_timeout_s=0.5) as server, connect(server.url) as sock:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 10000\r\n\r\n{"
+        )
+        answered = False
+        for _ in range(300):  # a byte every 10 ms until the answer is there (0.5 s expected)
+            answered = bool(select.select([sock], [], [], 0.01)[0])
+            if answered:
+                break
+            sock.sendall(b" ")
+        assert answered, "the server kept a body-trickling client"
+        for _ in range(10):  # ... and a little longer, not having looked
+            time.sleep(0.02)
+            sock.sendall(b" ")
+        answer = parse(read_all(sock))
+    assert answer.status == 408 and answer.problem()["code"] == "request_timeout"
+
+
 def test_per_client_stream_cap_answers_429(start_server) -> None:  # type: ignore[no-untyped-def]
     cap = 3
     with start_server(
