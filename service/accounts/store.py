@@ -25,8 +25,8 @@ from typing import Any
 
 from events.accounts.keys import AccountKeys
 from events.accounts.names import lookalike_keys, name_key
-from service.app.bot_seats import is_bot_seat_name
-from service.app.errors import NameRegistered, NameReserved
+from service.app.bot_seats import refuse_bot_seat_name
+from service.app.errors import NameRegistered
 
 KEY_PREFIX = "pk_"
 _KEPT = 10_000
@@ -75,8 +75,7 @@ class AccountStore:
         or looks like a bot seat's name (``service.app.bot_seats``). The SET NX on the name
         key makes two registrations of one key race safely; two *different* look-alike
         keys registered in the same instant could both pass (documented)."""
-        if is_bot_seat_name(name):
-            raise NameReserved("names like <level>-bot-<seat>, and look-alikes, belong to the server's bots")
+        refuse_bot_seat_name(name)
         if self.reserved(name):
             raise NameRegistered("this name, or one that looks like it, is registered")
         account_id = name_key(name)

@@ -48,7 +48,7 @@ from events.model.records import engine_rng, new_seed, seed_revealed, setup_even
 from events.redis_adapter.store import RedisEventStore
 from service.accounts.store import Account, AccountStore, is_player_key
 from service.app import documents, retries
-from service.app.bot_seats import BOT_LEVELS, bot_seat_name, is_bot_seat_name
+from service.app.bot_seats import BOT_LEVELS, bot_seat_name, refuse_bot_seat_name
 from service.app.errors import (
     AlreadySeated,
     Forbidden,
@@ -65,8 +65,6 @@ from service.app.open_games import OpenGames
 from service.app.queries import Queries
 from service.app.tables import TableRepository
 from service.tokens import matches, new_token, parse_token, token_hash
-
-"""Bot levels a seat may be given (``engine.ai`` plays them)."""
 
 GAME_ID_BYTES = 9
 """Random bytes in a game id (12 URL-safe characters)."""
@@ -193,8 +191,7 @@ class Application:
             if name is None:
                 raise NameRequired("a guest needs a name to take a seat (or send a player key)")
             name = player_name(name)  # NFC: one spelling per name, as stored and compared
-            if is_bot_seat_name(name):
-                raise NameReserved("names like <level>-bot-<seat>, and look-alikes, belong to the server's bots")
+            refuse_bot_seat_name(name)
             if self.accounts is not None and self.accounts.reserved(name):
                 raise NameReserved("this name, or one that looks like it, belongs to a registered player")
         chosen = check_join(table, name, seat)

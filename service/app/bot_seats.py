@@ -18,9 +18,10 @@ import re
 from functools import cache
 
 from events.accounts.names import lookalike_skeletons, skeleton
+from service.app.errors import NameReserved
 
 BOT_LEVELS = ("random", "greedy", "strong")
-"""The bot levels a seat may be given, cheapest first."""
+"""The bot levels a seat may be given (``engine.ai`` plays them), cheapest first."""
 
 
 def bot_seat_name(level: str, seat: int) -> str:
@@ -32,7 +33,7 @@ def bot_seat_name(level: str, seat: int) -> str:
 def _form() -> re.Pattern[str]:
     # A skeleton maps character by character, so the skeleton of "<level>-bot-<digits>" is
     # the skeleton of its prefix followed by the skeletons of its digits ("1" reads as "l").
-    prefixes = "|".join(re.escape(skeleton(bot_seat_name(level, 0))[:-len(skeleton("0"))]) for level in BOT_LEVELS)
+    prefixes = "|".join(re.escape(skeleton(bot_seat_name(level, 0)[:-1])) for level in BOT_LEVELS)
     digits = "|".join(sorted({re.escape(skeleton(d)) for d in "0123456789"}, key=len, reverse=True))
     return re.compile(f"(?:{prefixes})(?:{digits})+")
 
@@ -42,3 +43,10 @@ def is_bot_seat_name(name: str) -> bool:
     has, the form of a bot seat's name: a bot level, ``-bot-``, then digits."""
     form = _form()
     return any(form.fullmatch(s) for s in lookalike_skeletons(name))
+
+
+def refuse_bot_seat_name(name: str) -> None:
+    """NameReserved (409 ``name_reserved``) if :func:`is_bot_seat_name`: the one refusal
+    for guests taking a seat and for registrations."""
+    if is_bot_seat_name(name):
+        raise NameReserved("names like <level>-bot-<seat>, and look-alikes, belong to the server's bots")

@@ -410,17 +410,19 @@ def _gevent_worker() -> type:
             # After an answer that ends the connection (``Connection: close``, HTTP/1.0, a
             # body given up on: GIVEN_UP) the body may be unread, as after a 413 or a 408:
             # a lingering close keeps the answer readable.
+            closing = False
             try:
                 kept = super().handle_request(listener_name, req, sock, addr)
-                closing = id(sock) in GIVEN_UP
             except StopIteration:
                 closing = True
             finally:
-                GIVEN_UP.discard(id(sock))
-            if closing:
-                linger(sock)
-                raise StopIteration()
-            return kept
+                if GIVEN_UP:  # empty but after a body given up on: one check per request
+                    closing = closing or id(sock) in GIVEN_UP
+                    GIVEN_UP.discard(id(sock))
+            if not closing:
+                return kept
+            linger(sock)
+            raise StopIteration()
 
         def timeout_ctx(self) -> Any:
             # gunicorn uses this around reading each request's line and headers (and the

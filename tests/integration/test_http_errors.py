@@ -57,6 +57,11 @@ def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def raw_command(app: Flask, game: Game, data: str | bytes) -> Reply:
+    """A hand-made JSON body posted as seat 0's command (see :func:`raw`)."""
+    return raw(app, game.commands, method="POST", data=data, content_type="application/json", headers=bearer(game.tokens[0]))
+
+
 def roll(version: int | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {"command": {"kind": "roll"}}
     if version is not None:
@@ -203,55 +208,24 @@ CASES: dict[str, tuple[int, str, Callable[[FlaskApi, Flask, Game], Reply]]] = {
     "malformed JSON": (
         400,
         "malformed_json",
-        lambda a, f, g: raw(
-            f,
-            g.commands,
-            method="POST",
-            data='{"command": ',
-            content_type="application/json",
-            headers=bearer(g.tokens[0]),
-        ),
+        lambda a, f, g: raw_command(f, g, '{"command": '),
     ),
     "NaN is not JSON": (
         400,
         "malformed_json",
-        lambda a, f, g: raw(
-            f,
-            g.commands,
-            method="POST",
-            data='{"command": {"kind": "roll"}, "expected_version": NaN}',
-            content_type="application/json",
-            headers=bearer(g.tokens[0]),
-        ),
+        lambda a, f, g: raw_command(f, g, '{"command": {"kind": "roll"}, "expected_version": NaN}'),
     ),
     "absurd nesting": (
         400,
         "malformed_json",
-        lambda a, f, g: raw(
-            f,
-            g.commands,
-            method="POST",
-            data="[" * 8000 + "]" * 8000,
-            content_type="application/json",
-            headers=bearer(g.tokens[0]),
-        ),
+        lambda a, f, g: raw_command(f, g, "[" * 8000 + "]" * 8000),
     ),
     "nesting one level past the cap": (
         400,
         "malformed_json",
-        lambda a, f, g: raw(
-            f,
-            g.commands,
-            method="POST",
-            # 65 levels: within any interpreter's recursion limit, so only the cap refuses it.
-            data=json.dumps(
-                {
-                    "command": {"kind": "roll", "x": json.loads("[" * 63 + "]" * 63)},
-                    "expected_version": g.version,
-                }
-            ),
-            content_type="application/json",
-            headers=bearer(g.tokens[0]),
+        # 65 levels: within any interpreter's recursion limit, so only the cap refuses it.
+        lambda a, f, g: raw_command(
+            f, g, json.dumps({"command": {"kind": "roll", "x": json.loads("[" * 63 + "]" * 63)}, "expected_version": g.version})
         ),
     ),
     "body not an object": (
