@@ -29,6 +29,7 @@ from service.http import (
     audit,
     catalogue,
     context,
+    converters,
     cors,
     direct,
     history,
@@ -92,6 +93,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     # every error handler: an HTML body, a Location built from the client's Host header,
     # and a POST the client sends again there. Now it is a 404 problem like any unknown path.
     app.url_map.merge_slashes = False
+    app.url_map.converters.update(converters.CONVERTERS)  # one spelling per seat number too
     app.config["MAX_CONTENT_LENGTH"] = settings.max_body_bytes
     app.extensions[context.EXTENSION] = services
     app.extensions[context.READS] = ProjectionReader(

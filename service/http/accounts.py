@@ -67,7 +67,7 @@ def my_games() -> Response:
     return json_response(document, headers={"Cache-Control": "no-cache"})
 
 
-@bp.post("/v1/games/<game_id>/seats/<int:seat>/token")
+@bp.post("/v1/games/<game_id>/seats/<seat:seat>/token")
 def reissue(game_id: str, seat: int) -> Response:
     body.no_query()
     account = auth.required_account()

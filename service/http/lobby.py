@@ -91,7 +91,7 @@ def join(game_id: str) -> Response:
     return json_response(document, 201, headers)
 
 
-@bp.delete("/<game_id>/seats/<int:seat>")
+@bp.delete("/<game_id>/seats/<seat:seat>")
 def leave(game_id: str, seat: int) -> Response:
     body.no_query()
     token = auth.required_token()

@@ -4,6 +4,7 @@ it covers exactly the app's routes, and the test oracle really rejects what it s
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -60,7 +61,7 @@ def test_every_operation_has_an_example_and_every_example_matches_its_schema() -
 
 def test_the_spec_covers_exactly_the_apps_routes(http_app: Flask) -> None:
     served = {
-        (method.lower(), rule.rule.replace("<int:", "{").replace("<", "{").replace(">", "}"))
+        (method.lower(), re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule))
         for rule in http_app.url_map.iter_rules()
         for method in rule.methods or ()
         if method not in ("HEAD", "OPTIONS")

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import redis
@@ -381,7 +382,7 @@ def test_no_spelling_of_a_path_is_redirected(http_app: Flask, game: Game) -> Non
             continue  # "/" has no inner slash; its empty spelling is below
         path = rule.rule
         for name, value in values.items():
-            path = path.replace(f"<{name}>", str(value)).replace(f"<int:{name}>", str(value))
+            path = path.replace(f"<{name}>", str(value)).replace(f"<seat:{name}>", str(value))
         assert "<" not in path, rule.rule  # a new route's argument: give it a value above
         for method in sorted(rule.methods - {"HEAD", "OPTIONS"}):
             for spelling in spellings(path):
@@ -398,6 +399,30 @@ def test_no_spelling_of_a_path_is_redirected(http_app: Flask, game: Game) -> Non
     # empty path: it is the root (RFC 9112), not a redirect to it.
     lobby = at("GET", "")
     assert (lobby.status_code, lobby.content_type) == (200, "text/html; charset=utf-8")
+
+
+SEAT_SPELLINGS = ("00", "01", "\u0660", "\uff10", "\U0001d7ce", "+0", "0x0", " 0", "1000000000", "9" * 30)
+"""Spellings of seat numbers that are no path of the API: leading zeros, other scripts'
+digits (Arabic-Indic, fullwidth, mathematical), signs, more digits than the contract's."""
+
+
+def test_a_seat_in_a_path_has_one_spelling(http_app: Flask, game: Game) -> None:
+    # Werkzeug's int converter read every Unicode digit: /seats/\u0660 was seat 0.
+    client = FlaskClient(http_app)
+    routes = [r for r in http_app.url_map.iter_rules() if "seat" in r.arguments]
+    assert len(routes) == 2  # leave, and a player's token reissue
+    for rule in routes:
+        (method,) = rule.methods - {"HEAD", "OPTIONS"}
+        template = rule.rule.replace("<game_id>", game.id)
+        # The one spelling reaches the view: the running game refuses to be left, the
+        # reissue asks for a player key -- either way it is not the router's 404.
+        matched = client.open(template.replace("<seat:seat>", "0"), method=method, headers=bearer(game.tokens[0]))
+        assert matched.json["code"] in ("game_already_started", "player_key_required"), matched.json
+        for spelling in SEAT_SPELLINGS:
+            path = template.replace("<seat:seat>", quote(spelling))
+            answer = client.open(path, method=method, headers=bearer(game.tokens[0]))
+            assert (answer.status_code, answer.json["code"]) == (404, "not_found"), (path, answer.json)
+    assert client.get(f"/v1/games/{game.id}").json["version"] == game.version  # nothing written
 
 
 def test_problem_details_carry_what_a_client_needs(api: FlaskApi, game: Game) -> None:
