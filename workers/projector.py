@@ -252,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import signal
 
     from service.bootstrap import redis_client
+    from service.runner import liveness
     from service.settings import Settings
 
     args = parse_args(argv)
@@ -269,6 +270,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
+    liveness.start_beating()  # under `up`: its watchdog restarts a projector that stops running
     log.info("projector %s started", projector.feed.consumer)
     projector.run(stop)
     return 0

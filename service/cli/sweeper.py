@@ -12,6 +12,7 @@ from types import FrameType
 from typing import Any
 
 from service.bootstrap import build
+from service.runner import liveness
 from workers.sweeper import run as sweep_forever
 
 
@@ -41,5 +42,6 @@ def run(args: argparse.Namespace) -> int:
         return 2
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
+    liveness.start_beating()  # under `up`: its watchdog restarts a sweeper that stops running
     sweep_forever(svc, stop)
     return 0

@@ -38,6 +38,7 @@ from types import FrameType
 from typing import Any
 
 from service.runner.datadir import DEFAULT_DATA_DIR, TOKEN_ENV, admin_token, prepare, write_record
+from service.runner.liveness import LIVENESS_FILE_ENV, Watchdog, file_probe, http_probe, redis_probe
 from service.runner.redis import embedded_redis, wait_for_redis
 from service.runner.supervisor import CrashLoop, RestartPolicy, Supervisor
 
@@ -77,6 +78,14 @@ def add_parser(sub: Any) -> None:
         default=RestartPolicy().window_s,
         help="seconds over which --max-restarts counts",
     )
+    p.add_argument(
+        "--hang-after",
+        type=float,
+        default=RestartPolicy().hang_after_s,
+        metavar="S",
+        help="a child that has not shown it works for S seconds (Redis: PING; the API:"
+        " /healthz; the others: their liveness file) is killed and restarted",
+    )
     p.set_defaults(run=run)
 
 
@@ -91,16 +100,20 @@ def run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
     data_dir = prepare(Path(args.data_dir))
     env.setdefault("TABLETOP_DATA_DIR", str(data_dir.absolute()))  # the archive's home
-    policy = RestartPolicy(max_restarts=args.max_restarts, window_s=args.restart_window)
+    policy = RestartPolicy(
+        max_restarts=args.max_restarts, window_s=args.restart_window, hang_after_s=args.hang_after
+    )
     # The supervisor copies ``env`` at each start: what _run_children adds to it
     # (Redis's URL, the admin token) reaches every child started after that.
     supervisor = Supervisor(env, say=say, policy=policy)
+    watchdog = Watchdog(lambda: supervisor.children).start()
     try:
         return _run_children(supervisor, env, args, data_dir, stop)
     except CrashLoop as loop:
         print(f"tabletop: {loop.report()}\ntabletop: stopping", file=sys.stderr, flush=True)
         return 1
     finally:
+        watchdog.stop()
         supervisor.stop_all()
 
 
@@ -113,7 +126,9 @@ def _start_redis(supervisor: Supervisor, args: argparse.Namespace, data_dir: Pat
     """Start the embedded Redis as a supervised child; its URL, or None if it did not answer."""
     try:
         server = embedded_redis(data_dir, args.redis_port)
-        child = supervisor.start("redis", server.argv(), log_file=server.log_file)
+        child = supervisor.start(
+            "redis", server.argv(), log_file=server.log_file, probe=redis_probe(server.url)
+        )
     except (OSError, RuntimeError) as exc:
         print(f"tabletop: could not start Redis: {exc}", file=sys.stderr, flush=True)
         return None
@@ -145,13 +160,18 @@ def _run_children(
     url = f"http://{args.host}:{args.port}"
     record = write_record(data_dir, redis_url=redis_url, api_url=url)
     say(f"service recorded in {record} (operator commands find Redis there)")
+    beats = liveness_dir(data_dir)
     for i in range(args.bot_workers):
-        supervisor.start(f"bot worker {i + 1}", child_command("worker", "--log-level", "WARNING"))
-    supervisor.start("projector", [sys.executable, "-m", "workers.projector"])
-    supervisor.start("sweeper", child_command("sweeper", "--log-level", "WARNING"))
+        _start_beating_child(
+            supervisor, beats, f"bot worker {i + 1}", child_command("worker", "--log-level", "WARNING")
+        )
+    _start_beating_child(supervisor, beats, "projector", [sys.executable, "-m", "workers.projector"])
+    _start_beating_child(supervisor, beats, "sweeper", child_command("sweeper", "--log-level", "WARNING"))
     bind = f"{args.host}:{args.port}"
     supervisor.start(
-        "api", child_command("serve", "--bind", bind, "--workers", str(args.workers))
+        "api",
+        child_command("serve", "--bind", bind, "--workers", str(args.workers)),
+        probe=http_probe(f"{url}/healthz"),
     )
     if not _wait_healthy(url, supervisor, stop):
         if stop.is_set():
@@ -164,6 +184,21 @@ def _run_children(
         supervisor.check()  # restarts the dead; CrashLoop ends the run
     say("stopping")
     return 0
+
+
+def liveness_dir(data_dir: Path) -> Path:
+    """``<data-dir>/liveness``: one file per Python child, touched while it runs."""
+    directory = data_dir / "liveness"
+    directory.mkdir(mode=0o700, exist_ok=True)
+    return directory
+
+
+def _start_beating_child(supervisor: Supervisor, beats: Path, name: str, argv: list[str]) -> None:
+    """Start a Python child that touches its liveness file (``liveness.start_beating``)."""
+    beat_file = beats / (name.replace(" ", "-") + ".alive")
+    beat_file.unlink(missing_ok=True)  # a file of an earlier run says nothing of this one
+    env = {LIVENESS_FILE_ENV: str(beat_file)}
+    supervisor.start(name, argv, probe=file_probe(beat_file), env=env)
 
 
 def _wait_healthy(url: str, supervisor: Supervisor, stop: threading.Event) -> bool:

@@ -28,6 +28,7 @@ from rq import Queue
 
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
+from service.runner import liveness
 from workers import bots
 from workers.rq_worker import OutageProofForkWorker, OutageProofSimpleWorker
 
@@ -57,5 +58,6 @@ def run(args: argparse.Namespace) -> int:
     queues = [Queue(name, connection=rq_redis) for name in bot_queue_names(svc.settings)]
     worker = WORKER_CLASSES[args.worker_class](queues, connection=rq_redis, name=args.name)
     worker.key_prefix = svc.settings.key_prefix  # where its heartbeat goes
+    liveness.start_beating()  # under `up`: its watchdog restarts a worker that stops running
     worker.work(burst=args.burst, logging_level=args.log_level)
     return 0

@@ -18,6 +18,11 @@ the API, the old workers no longer hold the port. No child's death stops another
 More than ``max_restarts`` deaths of one child within ``window_s`` is a crash loop:
 :class:`CrashLoop` is raised and ``up`` stops everything.
 
+Hangs: a child started with a probe (``service/runner/liveness.py``) whose probe has
+not passed for ``hang_after_s`` -- counted from its start, so a slow start is not a hang
+-- is killed with its group, one log line saying so, and then dies and is restarted
+like any other (its death counts toward the crash loop).
+
 Guarantee: after :meth:`Supervisor.stop_all` returns, no process of any child's group
 is left (SIGTERM, then SIGKILL after the grace period).
 """
@@ -35,6 +40,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from service.runner.liveness import Probe
 
 PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal a process receives when its parent dies (Linux)."""
@@ -72,6 +79,8 @@ class RestartPolicy:
     window_s: float = 60.0
     first_backoff_s: float = 0.5
     max_backoff_s: float = 15.0
+    hang_after_s: float = 20.0
+    """A child whose probe has not passed for this long is hung: killed, then restarted."""
 
     def backoff(self, recent_deaths: int) -> float:
         """The pause before the restart that follows the ``recent_deaths``-th death."""
@@ -91,6 +100,12 @@ class Child:
     deaths: deque[float] = field(default_factory=deque)
     restart_at: float | None = None
     restarts: int = 0
+    probe: Probe | None = None
+    """How the watchdog tells this child works (None: only its exit is watched)."""
+    alive_at: float = field(default_factory=time.monotonic)
+    """When it last showed it works (its probe passed) or was (re)started."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables of this child alone, on top of the supervisor's (its liveness file)."""
 
     @property
     def pid(self) -> int:
@@ -122,15 +137,25 @@ class Supervisor:
     policy: RestartPolicy = field(default_factory=RestartPolicy)
     children: list[Child] = field(default_factory=list)
 
-    def start(self, name: str, argv: Sequence[str], log_file: Path | None = None) -> Child:
-        """Start ``argv`` as child ``name`` (stdout and stderr shared with ``up``)."""
-        child = Child(name, list(argv), self._spawn(argv), log_file)
+    def start(
+        self,
+        name: str,
+        argv: Sequence[str],
+        log_file: Path | None = None,
+        *,
+        probe: Probe | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Child:
+        """Start ``argv`` as child ``name`` (stdout and stderr shared with ``up``), with
+        ``env`` on top of the supervisor's environment and ``probe`` to tell a hang."""
+        child_env = dict(env or {})
+        child = Child(name, list(argv), self._spawn(argv, child_env), log_file, probe=probe, env=child_env)
         self.children.append(child)
         return child
 
-    def _spawn(self, argv: Sequence[str]) -> subprocess.Popen[bytes]:
+    def _spawn(self, argv: Sequence[str], env: Mapping[str, str]) -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            list(argv), env=dict(self.env), stdin=subprocess.DEVNULL, **child_popen_options()
+            list(argv), env={**self.env, **env}, stdin=subprocess.DEVNULL, **child_popen_options()
         )
 
     def check(self, now: float | None = None) -> None:
@@ -142,13 +167,23 @@ class Supervisor:
         now = time.monotonic() if now is None else now
         for child in self.children:
             if child.restart_at is None:
+                if child.process.poll() is None and self._hung(child, now):
+                    kill_group(child.pid)  # reaped just below: restarted as a death
                 if child.process.poll() is not None:
                     self._died(child, now)
             elif now >= child.restart_at:
-                child.process = self._spawn(child.argv)
+                child.process = self._spawn(child.argv, child.env)
+                child.alive_at = time.monotonic()  # its start-up is not a hang
                 child.restart_at = None
                 child.restarts += 1
                 self.say(f"restarted {child.name} (pid {child.pid}, restart {child.restarts})")
+
+    def _hung(self, child: Child, now: float) -> bool:
+        silent = now - child.alive_at
+        if child.probe is None or silent <= self.policy.hang_after_s:
+            return False
+        self.say(f"{child.name} (pid {child.pid}) has not shown it works for {silent:.0f} s; killing it")
+        return True
 
     def _died(self, child: Child, now: float) -> None:
         kill_group(child.pid)  # what the dead leader left: workers, a scheduler

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -218,6 +219,60 @@ def test_up_restarts_each_killed_child_and_loses_nothing(up: Up) -> None:
     assert up.leftovers() == []
     restarts = [line for line in up.all_lines() if "restarted" in line]
     assert len(restarts) >= 4, restarts
+
+
+HANG_AFTER_S = 3.0
+"""The hang threshold of the hang test's ``up`` (20 s by default)."""
+
+
+def stop_and_recover(up: Up, name: str, pattern: str, whole_group: bool, games: list[str]) -> float:
+    """SIGSTOP the child ``name`` (with its whole process group if ``whole_group``: the
+    gunicorn master keeps serving through its workers otherwise) right after creating a
+    bot game; the seconds until ``up`` has replaced it and the API answers."""
+    victim = up.child(pattern)
+    games.append(create_bot_game(up.url))
+    before = snapshot(up.url, games)
+    started = time.monotonic()
+    if whole_group:
+        os.killpg(victim.pid, signal.SIGSTOP)
+    else:
+        victim.send_signal(signal.SIGSTOP)
+    wait_until(
+        lambda: (up.find_child(pattern) or victim).pid != victim.pid,
+        RECOVERY_BOUND_S,
+        f"up to replace the stopped {name}",
+    )
+    wait_until(lambda: _answers(up.url), RECOVERY_BOUND_S, f"the API to answer after {name}")
+    recovery = time.monotonic() - started
+    print(f"\nrecovery after SIGSTOP of {name}: {recovery:.2f} s", file=sys.stderr)
+    assert recovery < RECOVERY_BOUND_S + HANG_AFTER_S
+    wait_until(lambda: not is_running(victim), 10.0, f"the stopped {name} to be gone")
+    up.output.wait_for(re.compile(rf"tabletop: {name} \(pid {victim.pid}\) has not shown it works"), 5.0)
+    assert_nothing_lost(up.url, before)
+    return recovery
+
+
+def test_up_restarts_each_hung_child_and_only_that_one(tmp_path: Path) -> None:
+    # A stopped process never exits: without the watchdog, up waited on it for ever.
+    with start_up(tmp_path / "data", "--hang-after", str(HANG_AFTER_S), **FAST_SWEEPS) as up:
+        games = [create_human_game(up.url)]
+        hung = (
+            ("bot worker 1", r"service\.cli worker", False),
+            ("projector", r"workers\.projector", False),
+            ("sweeper", r"service\.cli sweeper", False),
+            # While Redis hangs, the others wait on it: none of them may be taken for hung.
+            ("redis", r"redis-server", False),
+            ("api", r"service\.runner\.gunicorn", True),
+        )
+        recoveries = {name: round(stop_and_recover(up, name, pattern, group, games), 2) for name, pattern, group in hung}
+        print(f"\nrecovery times after SIGSTOP (s): {json.dumps(recoveries)}", file=sys.stderr)
+        for game_id in games[1:]:  # every bot game in flight at a stop plays to its end
+            wait_until(partial(_finished, up.url, game_id), GAME_TIMEOUT_S, f"bot game {game_id} to finish")
+        up.process.send_signal(signal.SIGINT)
+        assert up.process.wait(UP_TIMEOUT_S) == 0
+        assert up.leftovers() == []
+        condemned = [line for line in up.all_lines() if "has not shown it works" in line]
+        assert [line.split(" (pid")[0].removeprefix("tabletop: ") for line in condemned] == [n for n, _, _ in hung]
 
 
 def test_operator_commands_find_the_service_and_a_crash_loop_stops_up(tmp_path: Path) -> None:

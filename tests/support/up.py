@@ -123,14 +123,15 @@ def is_running(process: psutil.Process) -> bool:
 
 
 @contextmanager
-def start_up(data_dir: Path, **settings: Any) -> Iterator[Up]:
+def start_up(data_dir: Path, *up_args: str, **settings: Any) -> Iterator[Up]:
     """``tabletop up`` with the embedded Redis in ``data_dir``, one API worker, one bot
-    worker, at most 3 restarts of a child per minute; killed with its tree afterwards."""
+    worker, at most 3 restarts of a child per minute (and ``up_args``); killed with its
+    tree afterwards."""
     env = service_env("", "tt-faults:", "tt-faults-bots", **settings)
     del env["TABLETOP_REDIS_URL"]  # no Redis given: up starts the embedded one
     args = ["up", "--port", str(free_port()), "--redis-port", str(free_port())]
     args += ["--data-dir", str(data_dir), "--workers", "1", "--bot-workers", "1"]
-    args += ["--max-restarts", "3", "--restart-window", "60"]
+    args += ["--max-restarts", "3", "--restart-window", "60", *up_args]
     process = start_tabletop(args, env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert process.stdout is not None
     up = Up(process, Output(process.stdout), data_dir)

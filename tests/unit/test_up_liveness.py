@@ -1,0 +1,101 @@
+"""The supervisor's watchdog on real processes: a child that stops working is killed and
+restarted; one that keeps beating, however long it runs, is left alone."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from service.runner.liveness import LIVENESS_FILE_ENV, Watchdog, file_probe, start_beating
+from service.runner.supervisor import RestartPolicy, Supervisor
+
+BEATING_CHILD = (
+    "import time; from service.runner.liveness import start_beating;"
+    " start_beating(); time.sleep(600)"
+)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def supervise(tmp_path: Path, lines: list[str], hang_after_s: float = 3.0) -> Supervisor:
+    policy = RestartPolicy(first_backoff_s=0.01, max_backoff_s=0.01, hang_after_s=hang_after_s)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return Supervisor(env, say=lines.append, policy=policy)
+
+
+def start_beating_child(supervisor: Supervisor, tmp_path: Path, name: str) -> None:
+    beat = tmp_path / f"{name}.alive"
+    supervisor.start(
+        name, [sys.executable, "-c", BEATING_CHILD], probe=file_probe(beat, fresh_s=1.5),
+        env={LIVENESS_FILE_ENV: str(beat)},
+    )
+
+
+def run_for(supervisor: Supervisor, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        supervisor.check()
+        time.sleep(0.05)
+
+
+def test_a_stopped_child_is_killed_and_restarted_and_a_beating_one_is_left_alone(tmp_path: Path) -> None:
+    lines: list[str] = []
+    supervisor = supervise(tmp_path, lines)
+    watchdog = Watchdog(lambda: supervisor.children).start()
+    try:
+        start_beating_child(supervisor, tmp_path, "frozen")
+        start_beating_child(supervisor, tmp_path, "healthy")
+        frozen, healthy = supervisor.children
+        run_for(supervisor, 2.0)  # both beat: nothing happens
+        assert lines == []
+        first_pid = frozen.pid
+        os.kill(first_pid, signal.SIGSTOP)
+        stopped_at = time.monotonic()
+        while frozen.pid == first_pid and time.monotonic() - stopped_at < 15:
+            run_for(supervisor, 0.1)
+        took = time.monotonic() - stopped_at
+        assert frozen.pid != first_pid, lines
+        # Its beats stopped: fresh for 1.5 s, then hung after 3 s more without a pass.
+        assert 2.0 <= took < 8.0, took
+        run_for(supervisor, 4.0)  # the new process beats: it stays
+        assert frozen.restarts == 1 and healthy.restarts == 0, lines
+        assert healthy.pid == healthy.process.pid and healthy.process.poll() is None
+    finally:
+        watchdog.stop()
+        supervisor.stop_all()
+    assert f"frozen (pid {first_pid}) has not shown it works for 3 s; killing it" in lines
+    assert f"frozen (pid {first_pid}) killed by SIGKILL; restarting in 0.01 s" in lines
+    assert not any("healthy" in line for line in lines[:-2]), lines  # only stop_all's lines
+
+
+def test_a_child_whose_probe_never_passes_is_hung_counted_from_its_start(tmp_path: Path) -> None:
+    lines: list[str] = []
+    supervisor = supervise(tmp_path, lines, hang_after_s=1.0)
+    watchdog = Watchdog(lambda: supervisor.children).start()
+    try:
+        # Running, but never touching its file (not started by a beating command).
+        supervisor.start(
+            "silent", [sys.executable, "-c", "import time; time.sleep(600)"],
+            probe=file_probe(tmp_path / "silent.alive"),
+        )
+        child = supervisor.children[0]
+        run_for(supervisor, 0.7)
+        assert child.restarts == 0  # its start is not a hang
+        run_for(supervisor, 1.5)
+        assert child.restarts >= 1, lines
+    finally:
+        watchdog.stop()
+        supervisor.stop_all()
+
+
+def test_beating_needs_the_variable_and_touches_the_file(tmp_path: Path) -> None:
+    assert start_beating({}) is None
+    beat = tmp_path / "x.alive"
+    assert start_beating({LIVENESS_FILE_ENV: str(beat)}) is not None
+    deadline = time.monotonic() + 5
+    while not beat.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert file_probe(beat)()
+    assert not file_probe(tmp_path / "missing.alive")()
