@@ -111,6 +111,13 @@ class RedisServer:
         self._reaper: weakref.finalize[..., RedisServer] | None = None
 
     @property
+    def pid(self) -> int:
+        """The server's process id (RuntimeError before :meth:`start`)."""
+        if self._process is None:
+            raise RuntimeError("not started")
+        return self._process.pid
+
+    @property
     def url(self) -> str:
         return f"redis://{self.host}:{self.port}/0"
 

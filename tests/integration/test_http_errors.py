@@ -7,9 +7,14 @@ answer against openapi.yaml on top.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -23,7 +28,9 @@ from support.http_games import FlaskApi, Reply, create_game, seat_everyone
 from support.http_setup import ADMIN_TOKEN, app_settings, make_app
 from support.redis import TestRedis
 
+from events.redis_adapter.server import RedisServer
 from service.bootstrap import Services
+from service.http.ops import READY_TIMEOUT_S
 from service.http.ratelimit import RateLimiter, retry_after
 
 pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api
@@ -533,6 +540,33 @@ def test_redis_down_is_a_503_problem(redis_target: TestRedis, key_prefix: str) -
     ready = client.call("GET", "/readyz")
     assert (ready.status, ready.code, ready.headers["Retry-After"]) == (503, "not_ready", "1")
     assert client.call("GET", "/healthz").status == 200
+
+
+def test_a_hung_redis_makes_readyz_503_in_bounded_time(
+    tmp_path: Path, redis_target: TestRedis, key_prefix: str
+) -> None:
+    # A Redis that accepts and never answers (stopped): /readyz waited as long as it hung.
+    server = RedisServer(directory=tmp_path).start()
+    try:
+        client = server.client()
+        app = make_app(app_settings(redis_target, key_prefix, redis_url=server.url), client)
+        api = FlaskApi(app.test_client())
+        assert api.call("GET", "/readyz").status == 200
+        os.kill(server.pid, signal.SIGSTOP)
+        answers: list[Reply] = []
+        asking = threading.Thread(target=lambda: answers.append(api.call("GET", "/readyz")), daemon=True)
+        asking.start()
+        asking.join(3 * READY_TIMEOUT_S)  # a bound for the test, not a measurement
+        assert answers, "/readyz still waits on the stopped Redis"
+        (ready,) = answers
+        assert (ready.status, ready.code, ready.headers["Retry-After"]) == (503, "not_ready", "1")
+        assert api.call("GET", "/healthz").status == 200
+        os.kill(server.pid, signal.SIGCONT)
+        assert api.call("GET", "/readyz").status == 200  # the same probe client recovers
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(server.pid, signal.SIGCONT)
+        server.close()
 
 
 @pytest.mark.parametrize(
