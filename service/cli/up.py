@@ -38,7 +38,7 @@ from types import FrameType
 from typing import Any
 
 from service.runner.datadir import DEFAULT_DATA_DIR, TOKEN_ENV, admin_token, prepare, write_record
-from service.runner.liveness import LIVENESS_FILE_ENV, Watchdog, file_probe, http_probe, redis_probe
+from service.runner.liveness import LIVENESS_FILE_ENV, Watchdog, file_probe, redis_probe
 from service.runner.redis import embedded_redis, wait_for_redis
 from service.runner.supervisor import CrashLoop, RestartPolicy, Supervisor
 
@@ -83,8 +83,9 @@ def add_parser(sub: Any) -> None:
         type=float,
         default=RestartPolicy().hang_after_s,
         metavar="S",
-        help="a child that has not shown it works for S seconds (Redis: PING; the API:"
-        " /healthz; the others: their liveness file) is killed and restarted",
+        help="a child whose liveness probe has failed for S seconds (Redis: PING; the"
+        " others, the API's gunicorn master included: their liveness file) is killed"
+        " and restarted",
     )
     p.set_defaults(run=run)
 
@@ -168,10 +169,10 @@ def _run_children(
     _start_beating_child(supervisor, beats, "projector", [sys.executable, "-m", "workers.projector"])
     _start_beating_child(supervisor, beats, "sweeper", child_command("sweeper", "--log-level", "WARNING"))
     bind = f"{args.host}:{args.port}"
-    supervisor.start(
-        "api",
-        child_command("serve", "--bind", bind, "--workers", str(args.workers)),
-        probe=http_probe(f"{url}/healthz"),
+    # The gunicorn master beats (gunicorn_config.when_ready); it replaces its own
+    # silent workers. Not /healthz: an API slow under a flood is busy, not hung.
+    _start_beating_child(
+        supervisor, beats, "api", child_command("serve", "--bind", bind, "--workers", str(args.workers))
     )
     if not _wait_healthy(url, supervisor, stop):
         if stop.is_set():
@@ -194,7 +195,8 @@ def liveness_dir(data_dir: Path) -> Path:
 
 
 def _start_beating_child(supervisor: Supervisor, beats: Path, name: str, argv: list[str]) -> None:
-    """Start a Python child that touches its liveness file (``liveness.start_beating``)."""
+    """Start a Python child that touches its liveness file (``liveness.start_beating``;
+    for the API, its gunicorn master does)."""
     beat_file = beats / (name.replace(" ", "-") + ".alive")
     beat_file.unlink(missing_ok=True)  # a file of an earlier run says nothing of this one
     env = {LIVENESS_FILE_ENV: str(beat_file)}

@@ -97,6 +97,17 @@ def post_worker_init(worker: Any) -> None:
     gc.freeze()
 
 
+def when_ready(server: Any) -> None:
+    """Under ``tabletop up``, the master touches its liveness file from a thread of its
+    own (``service.runner.liveness``): a stopped or deadlocked master is restarted by
+    ``up``. Not the workers: the master already replaces a worker silent for
+    :data:`timeout`, and an overloaded worker slow to answer is no reason to restart
+    the whole API (a flood would turn into an outage)."""
+    from service.runner import liveness
+
+    liveness.start_beating()
+
+
 def on_starting(server: Any) -> None:
     """Raise the open-file limit (inherited by the workers: every idle stream is a file)."""
     from service.runner.server import raise_open_file_limit

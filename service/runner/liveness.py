@@ -7,17 +7,18 @@ that accepts connections and never answers. Each child therefore has a probe, ru
 wait for its timeout; the supervisor's loop must not):
 
 - **Redis**: ``PING`` answers within :data:`PROBE_TIMEOUT_S` (an error reply counts as
-  alive: ``LOADING`` while it replays its AOF, a full server);
-- **the API**: ``GET /healthz`` answers 200 within :data:`PROBE_TIMEOUT_S` (it needs no
-  Redis, so an outage of Redis never condemns the API);
-- **bot workers, the projector, the sweeper**: each is given a file
-  (:data:`LIVENESS_FILE_ENV`) and touches it every :data:`BEAT_INTERVAL_S` from a thread
-  of its own (:func:`start_beating`); the probe reads its age. A file, not a Redis key,
-  so a Redis outage -- when these processes wait and retry, as they should -- never
-  looks like a hang of theirs.
+  alive: ``LOADING`` while it replays its AOF, ``BUSY`` during a long script);
+- **bot workers, the projector, the sweeper, the API's gunicorn master**: each is given
+  a file (:data:`LIVENESS_FILE_ENV`) and touches it every :data:`BEAT_INTERVAL_S` from a
+  thread of its own (:func:`start_beating`); the probe reads its age. A file, not a
+  Redis key, so a Redis outage -- when these processes wait and retry, as they should --
+  never looks like a hang of theirs. For the API the master beats, not an HTTP probe:
+  the master replaces its own workers when they fall silent (gunicorn's ``timeout``),
+  and an API slow under a flood is busy, not hung -- restarting it would turn the
+  flood into an outage for everyone.
 
-A child whose probe has not passed for ``RestartPolicy.hang_after_s`` (counted from its
-start, so a slow start is not a hang) is killed with its process group and restarted
+A child whose probes have failed for longer than ``RestartPolicy.hang_after_s`` (from the
+first failed probe to the latest) is killed with its process group and restarted
 through the same path as a dead one: same backoff, same crash-loop limit
 (``service/runner/supervisor.py``).
 
@@ -34,7 +35,6 @@ import contextlib
 import os
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
@@ -54,7 +54,7 @@ PROBE_INTERVAL_S = 1.0
 """How often the watchdog runs every probe."""
 
 PROBE_TIMEOUT_S = 2.0
-"""How long a probe of Redis or the API may wait for its answer."""
+"""How long the probe of Redis may wait for its answer."""
 
 Probe = Callable[[], bool]
 """True when the child showed it works; False (or an exception) when it did not."""
@@ -92,16 +92,6 @@ def file_probe(path: Path, fresh_s: float = BEAT_FRESH_S) -> Probe:
     return probe
 
 
-def http_probe(url: str, timeout_s: float = PROBE_TIMEOUT_S) -> Probe:
-    """Passes when ``GET url`` answers 200 within ``timeout_s``."""
-
-    def probe() -> bool:
-        with urllib.request.urlopen(url, timeout=timeout_s) as response:
-            return bool(response.status == 200)
-
-    return probe
-
-
 def redis_probe(url: str, timeout_s: float = PROBE_TIMEOUT_S) -> Probe:
     """Passes when the Redis at ``url`` answers ``PING`` -- with PONG or any error reply
     (a server that replies is running) -- within ``timeout_s``."""
@@ -121,13 +111,17 @@ class Watched(Protocol):
 
     name: str
     probe: Probe | None
-    alive_at: float
+    failing_since: float | None
+    probed_at: float
 
 
 class Watchdog:
     """Runs the probes of ``children()`` every :data:`PROBE_INTERVAL_S` in a daemon thread
-    and sets each child's ``alive_at`` (``time.monotonic()``) when its probe passes. It
-    only records; the supervisor judges and kills (in its own thread)."""
+    and records, in ``time.monotonic()`` seconds, when each child was last probed
+    (``probed_at``) and the first failed probe since its last pass (``failing_since``,
+    None while it passes). It only records; the supervisor judges and kills (in its own
+    thread), by the span between the two -- never by the clock alone, so time in which
+    no probe ran (``up`` itself stopped with Ctrl-Z, then resumed) condemns nobody."""
 
     def __init__(self, children: Callable[[], Iterable[Watched]]) -> None:
         self._children = children
@@ -149,8 +143,15 @@ class Watchdog:
     def probe_all(self) -> None:
         """One probe of every child that has one (a failing probe changes nothing)."""
         for child in list(self._children()):
-            if child.probe is not None and _passes(child.probe):
-                child.alive_at = time.monotonic()
+            if child.probe is None:
+                continue
+            passed = _passes(child.probe)
+            now = time.monotonic()
+            if passed:
+                child.failing_since = None
+            elif child.failing_since is None:
+                child.failing_since = now
+            child.probed_at = now
 
 
 def _passes(probe: Probe) -> bool:

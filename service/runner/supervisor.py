@@ -18,9 +18,9 @@ the API, the old workers no longer hold the port. No child's death stops another
 More than ``max_restarts`` deaths of one child within ``window_s`` is a crash loop:
 :class:`CrashLoop` is raised and ``up`` stops everything.
 
-Hangs: a child started with a probe (``service/runner/liveness.py``) whose probe has
-not passed for ``hang_after_s`` -- counted from its start, so a slow start is not a hang
--- is killed with its group, one log line saying so, and then dies and is restarted
+Hangs: a child started with a probe (``service/runner/liveness.py``) whose probes have
+failed for longer than ``hang_after_s`` -- from the first failed probe to the latest, so
+a stretch in which no probe ran is no evidence -- is killed with its group, one log line saying so, and then dies and is restarted
 like any other (its death counts toward the crash loop).
 
 Guarantee: after :meth:`Supervisor.stop_all` returns, no process of any child's group
@@ -102,8 +102,11 @@ class Child:
     restarts: int = 0
     probe: Probe | None = None
     """How the watchdog tells this child works (None: only its exit is watched)."""
-    alive_at: float = field(default_factory=time.monotonic)
-    """When it last showed it works (its probe passed) or was (re)started."""
+    failing_since: float | None = None
+    """When its probe first failed since it last passed or the child was (re)started
+    (``time.monotonic()``; None while it passes). Set by the watchdog."""
+    probed_at: float = 0.0
+    """When the watchdog last probed it, passing or not (``service.runner.liveness``)."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Variables of this child alone, on top of the supervisor's (its liveness file)."""
 
@@ -167,20 +170,24 @@ class Supervisor:
         now = time.monotonic() if now is None else now
         for child in self.children:
             if child.restart_at is None:
-                if child.process.poll() is None and self._hung(child, now):
+                if child.process.poll() is None and self._hung(child):
                     kill_group(child.pid)  # reaped just below: restarted as a death
                 if child.process.poll() is not None:
                     self._died(child, now)
             elif now >= child.restart_at:
                 child.process = self._spawn(child.argv, child.env)
-                child.alive_at = time.monotonic()  # its start-up is not a hang
+                child.failing_since = None  # the old process's failures are not the new one's
                 child.restart_at = None
                 child.restarts += 1
                 self.say(f"restarted {child.name} (pid {child.pid}, restart {child.restarts})")
 
-    def _hung(self, child: Child, now: float) -> bool:
-        silent = now - child.alive_at
-        if child.probe is None or silent <= self.policy.hang_after_s:
+    def _hung(self, child: Child) -> bool:
+        # Judged by the probes' own times, not by the clock: a stretch in which no probe
+        # ran (up stopped, then resumed) is no evidence against any child.
+        if child.probe is None or child.failing_since is None:
+            return False
+        silent = child.probed_at - child.failing_since
+        if silent <= self.policy.hang_after_s:
             return False
         self.say(f"{child.name} (pid {child.pid}) has not shown it works for {silent:.0f} s; killing it")
         return True
