@@ -21,13 +21,13 @@ from typing import Any
 
 from flask import Flask, Response, current_app, request
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import OutOfMemoryError
 from redis.exceptions import ResponseError as RedisResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import RuleViolation
 from events.model.errors import ArchiveUnavailable
+from events.redis_adapter.refusals import Refusal, write_refusal
 from service.app import errors as app_errors
 from service.http import metrics
 
@@ -156,18 +156,27 @@ def _store_down(error: Exception) -> Response:
 
 
 def _redis_error(error: Exception) -> Response:
-    """Redis answered with an error: full memory is 503 ``store_full``, anything else a bug.
+    """Redis answered with an error: a refused write is a 503, anything else a bug.
 
-    Redis runs with ``maxmemory-policy noeviction`` (docs/operations.md): at full memory
-    it refuses writes rather than evicting history -- a plain command with ``OOM ...``
-    (redis-py's OutOfMemoryError), a script at its first write with a script error
-    quoting ``-OOM`` (so nothing of it was written: a script is only checked before its
-    first write). Reads go on."""
-    if not isinstance(error, OutOfMemoryError) and "OOM command not allowed" not in str(error):
+    Redis refuses a write and writes nothing (``events.redis_adapter.refusals``): at
+    full memory (``maxmemory-policy noeviction``, docs/operations.md: it refuses writes
+    rather than evicting history) -- 503 ``store_full``; when it cannot persist (a full
+    or failing disk: ``MISCONF``) or is a read-only replica -- 503 ``store_unwritable``.
+    Reads go on meanwhile (the rate limiter fails open on a refused counter)."""
+    refusal = write_refusal(error)
+    if refusal is None:
         return _unexpected(error)
-    log.error("redis is out of memory (noeviction refused a write): %r", error)
+    if refusal is Refusal.FULL:
+        log.error("redis is out of memory (noeviction refused a write): %r", error)
+        return problem_response(
+            503, "store_full", "the event store is full; try again later", {"Retry-After": "60"}
+        )
+    log.error("redis refused a write (it cannot persist, or is a replica): %r", error)
     return problem_response(
-        503, "store_full", "the event store is full; try again later", {"Retry-After": "60"}
+        503,
+        "store_unwritable",
+        "the event store cannot take writes now (its disk is full or failing); nothing was written; try again later",
+        {"Retry-After": "10"},
     )
 
 

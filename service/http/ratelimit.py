@@ -44,10 +44,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from flask import Flask, current_app, request
-from redis.exceptions import OutOfMemoryError
+from redis.exceptions import RedisError
 
 from events.redis_adapter.keys import prefixed
 from events.redis_adapter.lane import Lane
+from events.redis_adapter.refusals import write_refusal
 from service.bootstrap import Services
 from service.http import auth, context, metrics
 from service.http.problems import Problem
@@ -126,10 +127,13 @@ class RateLimiter:
             size = max(size, cost)
         try:
             current, previous = self._count(bucket, window, size)
-        except OutOfMemoryError:
-            # Redis is full (noeviction) and refuses the counter's write. Fail open:
-            # reads must go on, and a write the request attempts is refused anyway
-            # (503 store_full), so a full store cannot be flooded into anything.
+        except RedisError as error:
+            if write_refusal(error) is None:
+                raise
+            # Redis takes no writes now (full memory under noeviction, a disk it cannot
+            # persist to, a replica) and refused the counter's. Fail open: reads must go
+            # on, and a write the request attempts is refused anyway (503 store_full /
+            # store_unwritable), so such a store cannot be flooded into anything.
             return None
         estimate = current + previous * (1 - elapsed / WINDOW_S)
         # Of the ``size`` units just counted, those that fit under the limit may be

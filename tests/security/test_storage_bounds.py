@@ -219,6 +219,66 @@ def test_a_full_redis_refuses_writes_with_a_clear_answer_and_loses_nothing(key_p
             client.close()
 
 
+def fail_persistence(client: redis.Redis, tmp_path: Path) -> Path:
+    """Make ``client``'s Redis unable to persist (as with a full disk): an RDB snapshot
+    into a directory that is gone fails, and with a save point configured Redis then
+    refuses every write with ``MISCONF`` (and ``PING``). The directory to bring back."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    client.config_set("save", "3600 1")
+    client.config_set("dir", str(gone))
+    gone.rmdir()
+    client.bgsave()
+    wait_until(lambda: client.info("persistence")["rdb_last_bgsave_status"] == "err", 10.0, "the snapshot to fail")
+    with pytest.raises(redis.exceptions.ResponseError, match="^MISCONF"):
+        client.set("one-more", "x")
+    return gone
+
+
+def test_a_redis_that_cannot_persist_refuses_writes_clearly_and_reads_go_on(key_prefix: str, tmp_path: Path) -> None:
+    # Every write, the rate limiter's counters included, was a 500 internal_error: a full
+    # disk turned the whole API, reads too, into errors.
+    with RedisServer(directory=tmp_path / "redis") as server:
+        client = redis.Redis(port=server.port)
+        try:
+            settings = Settings(redis_url=server.url, key_prefix=key_prefix)  # default rate limits: counted in Redis
+            app = create_app(services=build(settings, notifier=NoNotifier(), client=client))
+            api = FlaskApi(app.test_client())
+            game_id = create_game(api, "schlitzohr", 2)
+            tokens = seat_everyone(api, game_id, 2)
+            view = api.call("GET", f"/v1/games/{game_id}", token=tokens[0]).body
+            gone = fail_persistence(client, tmp_path)
+            reads = [
+                api.call("GET", f"/v1/games/{game_id}", token=tokens[0]),
+                api.call("GET", f"/v1/games/{game_id}/legal", token=tokens[0]),
+                api.call("GET", f"/v1/games/{game_id}/events"),
+                api.call("GET", f"/v1/games/{game_id}/export"),
+                api.call("GET", "/v1/games"),
+            ]
+            assert [r.status for r in reads] == [200] * len(reads), [r.body for r in reads]
+            command = {"command": {"kind": "roll"}, "expected_version": view["version"]}
+            writes = [
+                api.call("POST", f"/v1/games/{game_id}/commands", token=tokens[0], body=command),
+                api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2}),
+                api.call("POST", f"/v1/games/{game_id}/stream-tickets", token=tokens[0]),
+            ]
+            for refused in writes:
+                assert (refused.status, refused.code) == (503, "store_unwritable"), refused.body
+                assert refused.headers["Retry-After"] == "10"
+            ready = api.call("GET", "/readyz")  # Redis refuses PING too: not ready
+            assert (ready.status, ready.code) == (503, "not_ready")
+            assert api.call("GET", f"/v1/games/{game_id}").body["version"] == view["version"]  # nothing written
+            # The disk is back: a snapshot succeeds and writes resume by themselves.
+            gone.mkdir()
+            client.config_set("dir", str(gone))  # Redis's working directory was the deleted one
+            client.bgsave()
+            wait_until(lambda: client.info("persistence")["rdb_last_bgsave_status"] == "ok", 10.0, "a snapshot")
+            played = api.call("POST", f"/v1/games/{game_id}/commands", token=tokens[0], body=command)
+            assert played.status == 200, played.body
+        finally:
+            client.close()
+
+
 @pytest.mark.parametrize("on_the_lane", [True, False])
 def test_the_rate_limit_lets_requests_through_when_redis_is_full(key_prefix: str, on_the_lane: bool) -> None:
     # Its lease is a write Redis refuses then (noeviction): reads must go on, and writes
