@@ -27,9 +27,12 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from redis.exceptions import RedisError
+
 from engine.table import SEED_REVEALED
 from events.audit.verify import verify_lines
 from events.redis_adapter.keys import GameKeys
+from events.redis_adapter.refusals import write_refusal
 from events.redis_adapter.store import RedisEventStore
 from service.app.documents import encode
 
@@ -63,7 +66,13 @@ def verification_report(
     texts = store.stored_texts(game_id)
     text = encode(verify_lines(texts).to_json())
     if is_complete(texts):
-        client.set(GameKeys.of(store.prefix, game_id).verification, text, nx=True)
+        try:
+            client.set(GameKeys.of(store.prefix, game_id).verification, text, nx=True)
+        except RedisError as error:
+            if write_refusal(error) is None:
+                raise
+            # Redis takes no writes now (full, or its disk): the report is right all the
+            # same; it is kept by the next request that finds Redis writable.
     return text
 
 

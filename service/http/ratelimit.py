@@ -128,12 +128,14 @@ class RateLimiter:
         try:
             current, previous = self._count(bucket, window, size)
         except RedisError as error:
-            if write_refusal(error) is None:
+            if self.kind or write_refusal(error) is None:
                 raise
             # Redis takes no writes now (full memory under noeviction, a disk it cannot
-            # persist to, a replica) and refused the counter's. Fail open: reads must go
-            # on, and a write the request attempts is refused anyway (503 store_full /
-            # store_unwritable), so such a store cannot be flooded into anything.
+            # persist to, a replica) and refused the counter's. The general limit fails
+            # open: reads must go on, and a write the request attempts is refused anyway
+            # (503 store_full / store_unwritable), so such a store cannot be flooded into
+            # anything. An expensive operation's limit fails closed (the refusal's 503):
+            # work that cannot be counted per client is not done for anyone.
             return None
         estimate = current + previous * (1 - elapsed / WINDOW_S)
         # Of the ``size`` units just counted, those that fit under the limit may be
