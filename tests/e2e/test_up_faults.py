@@ -144,6 +144,18 @@ def _pgid(process: psutil.Process) -> int | None:
 # --- the scenario -----------------------------------------------------------------
 
 
+def replaced_and_answering(
+    up: Up, name: str, pattern: str, victim: psutil.Process, started: float, bound_s: float
+) -> float:
+    """Wait (``bound_s`` for each) until ``up`` runs a new child matching ``pattern`` in
+    place of ``victim`` and the API answers; the seconds since ``started``."""
+    wait_until(
+        lambda: (up.find_child(pattern) or victim).pid != victim.pid, bound_s, f"up to replace {name}"
+    )
+    wait_until(lambda: _answers(up.url), bound_s, f"the API to answer after {name}")
+    return time.monotonic() - started
+
+
 def kill_and_recover(up: Up, name: str, pattern: str, group_size: int, games: list[str]) -> float:
     """kill -9 the child ``name`` (whose process group has ``group_size`` processes) right
     after creating a bot game (appended to ``games``: its turns are in flight); the
@@ -159,13 +171,7 @@ def kill_and_recover(up: Up, name: str, pattern: str, group_size: int, games: li
     before = snapshot(up.url, games)
     started = time.monotonic()
     victim.send_signal(signal.SIGKILL)
-    wait_until(
-        lambda: (up.find_child(pattern) or victim).pid != victim.pid,
-        RECOVERY_BOUND_S,
-        f"up to restart {name}",
-    )
-    wait_until(lambda: _answers(up.url), RECOVERY_BOUND_S, f"the API to answer after {name}")
-    recovery = time.monotonic() - started
+    recovery = replaced_and_answering(up, name, pattern, victim, started, bound_s=RECOVERY_BOUND_S)
     print(f"\nrecovery after kill -9 of {name}: {recovery:.2f} s", file=sys.stderr)
     assert recovery < RECOVERY_BOUND_S
     # The game whose turns were in flight moves on again: within the issue's bound after
@@ -237,13 +243,7 @@ def stop_and_recover(up: Up, name: str, pattern: str, whole_group: bool, games: 
         os.killpg(victim.pid, signal.SIGSTOP)
     else:
         victim.send_signal(signal.SIGSTOP)
-    wait_until(
-        lambda: (up.find_child(pattern) or victim).pid != victim.pid,
-        RECOVERY_BOUND_S,
-        f"up to replace the stopped {name}",
-    )
-    wait_until(lambda: _answers(up.url), RECOVERY_BOUND_S, f"the API to answer after {name}")
-    recovery = time.monotonic() - started
+    recovery = replaced_and_answering(up, name, pattern, victim, started, bound_s=RECOVERY_BOUND_S)
     print(f"\nrecovery after SIGSTOP of {name}: {recovery:.2f} s", file=sys.stderr)
     assert recovery < RECOVERY_BOUND_S + HANG_AFTER_S
     wait_until(lambda: not is_running(victim), 10.0, f"the stopped {name} to be gone")

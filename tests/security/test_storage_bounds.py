@@ -12,6 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -197,26 +198,34 @@ class _KeyedApi:
         return self.api.call(method, path, **kwargs)
 
 
+@contextmanager
+def api_on(server: RedisServer, key_prefix: str, **overrides: Any) -> Iterator[tuple[redis.Redis, FlaskApi]]:
+    """The app (no bots) on its own Redis ``server``, and a client of that Redis."""
+    client = redis.Redis(port=server.port)
+    try:
+        settings = Settings(redis_url=server.url, key_prefix=key_prefix, **overrides)
+        app = create_app(services=build(settings, notifier=NoNotifier(), client=client))
+        yield client, FlaskApi(app.test_client())
+    finally:
+        client.close()
+
+
 def test_a_full_redis_refuses_writes_with_a_clear_answer_and_loses_nothing(key_prefix: str) -> None:
-    with RedisServer(config={"maxmemory-policy": "noeviction"}) as full:
-        client = redis.Redis(port=full.port)
-        try:
-            settings = Settings(redis_url=full.url, key_prefix=key_prefix, rate_limit_per_minute=0)
-            app = create_app(services=build(settings, notifier=NoNotifier(), client=client))
-            api = FlaskApi(app.test_client())
-            game_id = create_game(api, "schlitzohr", 2)
-            for i in range(300):
-                client.set(f"ballast:{i}", "x" * 10_000)
-            # Full: the limit below what is used (as memory grows past it in production).
-            client.config_set("maxmemory", client.info("memory")["used_memory"] // 2)
-            with pytest.raises(redis.exceptions.OutOfMemoryError):
-                client.set("one-more", "x")
-            refused = api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2})
-            assert (refused.status, refused.code) == (503, "store_full"), refused.body
-            assert refused.headers["Retry-After"] == "60"
-            assert api.call("GET", f"/v1/games/{game_id}").status == 200  # nothing evicted
-        finally:
-            client.close()
+    with (
+        RedisServer(config={"maxmemory-policy": "noeviction"}) as full,
+        api_on(full, key_prefix, rate_limit_per_minute=0) as (client, api),
+    ):
+        game_id = create_game(api, "schlitzohr", 2)
+        for i in range(300):
+            client.set(f"ballast:{i}", "x" * 10_000)
+        # Full: the limit below what is used (as memory grows past it in production).
+        client.config_set("maxmemory", client.info("memory")["used_memory"] // 2)
+        with pytest.raises(redis.exceptions.OutOfMemoryError):
+            client.set("one-more", "x")
+        refused = api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2})
+        assert (refused.status, refused.code) == (503, "store_full"), refused.body
+        assert refused.headers["Retry-After"] == "60"
+        assert api.call("GET", f"/v1/games/{game_id}").status == 200  # nothing evicted
 
 
 def fail_persistence(client: redis.Redis, tmp_path: Path) -> Path:
@@ -237,59 +246,55 @@ def fail_persistence(client: redis.Redis, tmp_path: Path) -> Path:
 
 def test_a_redis_that_cannot_persist_refuses_writes_clearly_and_reads_go_on(key_prefix: str, tmp_path: Path) -> None:
     # Every write, the rate limiter's counters included, was a 500 internal_error: a full
-    # disk turned the whole API, reads too, into errors.
-    with RedisServer(directory=tmp_path / "redis") as server:
-        client = redis.Redis(port=server.port)
-        try:
-            # Default rate limits (counted in Redis), but none on verifications: a report
-            # computed while Redis takes no writes is served, though not kept.
-            settings = Settings(redis_url=server.url, key_prefix=key_prefix, verify_limit_per_minute=0)
-            app = create_app(services=build(settings, notifier=NoNotifier(), client=client))
-            api = FlaskApi(app.test_client())
-            game_id = create_game(api, "schlitzohr", 2)
-            tokens = seat_everyone(api, game_id, 2)
-            view = api.call("GET", f"/v1/games/{game_id}", token=tokens[0]).body
-            finished, fresh = (create_game(api, "schlitzohr", 2, options={"turn_cap": 10}) for _ in "ab")
-            for done in (finished, fresh):
-                play_randomly(api, done, seat_everyone(api, done, 2), b"unwritable")
-            assert api.call("GET", f"/v1/games/{finished}/verification").status == 200  # kept
-            gone = fail_persistence(client, tmp_path)
-            reads = [
-                api.call("GET", f"/v1/games/{game_id}", token=tokens[0]),
-                api.call("GET", f"/v1/games/{game_id}/legal", token=tokens[0]),
-                api.call("GET", f"/v1/games/{game_id}/events"),
-                api.call("GET", "/v1/games"),
-                api.call("GET", f"/v1/games/{finished}/verification"),  # kept: no work
-                api.call("GET", f"/v1/games/{fresh}/verification"),  # computed, not kept now
-            ]
-            assert [r.status for r in reads] == [200] * len(reads), [r.body for r in reads]
-            command = {"command": {"kind": "roll"}, "expected_version": view["version"]}
-            writes = [
-                api.call("POST", f"/v1/games/{game_id}/commands", token=tokens[0], body=command),
-                api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2}),
-                api.call("POST", f"/v1/games/{game_id}/stream-tickets", token=tokens[0]),
-            ]
-            # Expensive work is counted per client in Redis: what cannot be counted is not
-            # done for anyone (replays and exports here).
-            expensive = [
-                api.call("GET", f"/v1/games/{game_id}?at=1"),
-                api.call("GET", f"/v1/games/{game_id}/export"),
-            ]
-            for refused in writes + expensive:
-                assert (refused.status, refused.code) == (503, "store_unwritable"), refused.body
-                assert refused.headers["Retry-After"] == "10"
-            ready = api.call("GET", "/readyz")  # Redis refuses PING too: not ready
-            assert (ready.status, ready.code) == (503, "not_ready")
-            assert api.call("GET", f"/v1/games/{game_id}").body["version"] == view["version"]  # nothing written
-            # The disk is back: a snapshot succeeds and writes resume by themselves.
-            gone.mkdir()
-            client.config_set("dir", str(gone))  # Redis's working directory was the deleted one
-            client.bgsave()
-            wait_until(lambda: client.info("persistence")["rdb_last_bgsave_status"] == "ok", 10.0, "a snapshot")
-            played = api.call("POST", f"/v1/games/{game_id}/commands", token=tokens[0], body=command)
-            assert played.status == 200, played.body
-        finally:
-            client.close()
+    # disk turned the whole API, reads too, into errors. Default rate limits (counted in
+    # Redis), but none on verifications: a report computed while Redis takes no writes
+    # is served, though not kept.
+    with (
+        RedisServer(directory=tmp_path / "redis") as server,
+        api_on(server, key_prefix, verify_limit_per_minute=0) as (client, api),
+    ):
+        game_id = create_game(api, "schlitzohr", 2)
+        tokens = seat_everyone(api, game_id, 2)
+        view = api.call("GET", f"/v1/games/{game_id}", token=tokens[0]).body
+        finished, fresh = (create_game(api, "schlitzohr", 2, options={"turn_cap": 10}) for _ in "ab")
+        for done in (finished, fresh):
+            play_randomly(api, done, seat_everyone(api, done, 2), b"unwritable")
+        assert api.call("GET", f"/v1/games/{finished}/verification").status == 200  # kept
+        gone = fail_persistence(client, tmp_path)
+        reads = [
+            api.call("GET", f"/v1/games/{game_id}", token=tokens[0]),
+            api.call("GET", f"/v1/games/{game_id}/legal", token=tokens[0]),
+            api.call("GET", f"/v1/games/{game_id}/events"),
+            api.call("GET", "/v1/games"),
+            api.call("GET", f"/v1/games/{finished}/verification"),  # kept: no work
+            api.call("GET", f"/v1/games/{fresh}/verification"),  # computed, not kept now
+        ]
+        assert [r.status for r in reads] == [200] * len(reads), [r.body for r in reads]
+        command = {"command": {"kind": "roll"}, "expected_version": view["version"]}
+        writes = [
+            api.call("POST", f"/v1/games/{game_id}/commands", token=tokens[0], body=command),
+            api.call("POST", "/v1/games", body={"game": "schlitzohr", "players": 2}),
+            api.call("POST", f"/v1/games/{game_id}/stream-tickets", token=tokens[0]),
+        ]
+        # Expensive work is counted per client in Redis: what cannot be counted is not
+        # done for anyone (replays and exports here).
+        expensive = [
+            api.call("GET", f"/v1/games/{game_id}?at=1"),
+            api.call("GET", f"/v1/games/{game_id}/export"),
+        ]
+        for refused in writes + expensive:
+            assert (refused.status, refused.code) == (503, "store_unwritable"), refused.body
+            assert refused.headers["Retry-After"] == "10"
+        ready = api.call("GET", "/readyz")  # Redis refuses PING too: not ready
+        assert (ready.status, ready.code) == (503, "not_ready")
+        assert api.call("GET", f"/v1/games/{game_id}").body["version"] == view["version"]  # nothing written
+        # The disk is back: a snapshot succeeds and writes resume by themselves.
+        gone.mkdir()
+        client.config_set("dir", str(gone))  # Redis's working directory was the deleted one
+        client.bgsave()
+        wait_until(lambda: client.info("persistence")["rdb_last_bgsave_status"] == "ok", 10.0, "a snapshot")
+        played = api.call("POST", f"/v1/games/{game_id}/commands", token=tokens[0], body=command)
+        assert played.status == 200, played.body
 
 
 @pytest.mark.parametrize("on_the_lane", [True, False])
