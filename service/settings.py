@@ -99,6 +99,12 @@ class Settings:
     (also the longest idle time between two requests on a kept-alive connection); slower
     clients are disconnected (gevent workers)."""
 
+    worker_timeout_s: int = 30
+    """An API worker process silent this long (its event loop blocked, the process
+    stopped) is killed and replaced by gunicorn's master (gunicorn's ``timeout``). Its
+    heartbeat runs beside the requests (gevent, gthread), so long streams and polls never
+    count against it."""
+
     body_timeout_s: float = 10.0
     """A request body must arrive within this many seconds of the handler starting to
     read it; slower clients get 408 ``request_timeout`` and are disconnected."""

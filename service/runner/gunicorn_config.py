@@ -28,6 +28,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from service.settings import Settings  # plain data: nothing of the app comes with it
+
 worker_class = "service.runner.server.GeventWorker"
 
 worker_connections = 4096
@@ -37,8 +39,12 @@ so that streams and long polls leave room for commands and health probes)."""
 threads = 16
 """Threads per worker under ``gthread`` only: the most concurrent requests it holds."""
 
-timeout = 120
-"""Seconds a worker may stay silent; above ``sse_max_s`` and ``long_poll_max_s``."""
+timeout = Settings.from_env().worker_timeout_s
+"""Seconds a worker may stay silent before the master kills and replaces it
+(``TABLETOP_WORKER_TIMEOUT_S``, 30). Gevent and gthread workers beat from their own
+loop, beside the requests, so a long stream or poll never counts: only a blocked loop
+or a stopped process does (it was 120 s, sized for request durations, which only
+gunicorn's sync workers need)."""
 
 keepalive = 5
 """Non-zero, or gunicorn's gevent worker skips the per-request header timeout

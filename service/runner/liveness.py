@@ -39,8 +39,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Protocol
 
-import redis
-
 LIVENESS_FILE_ENV = "TABLETOP_LIVENESS_FILE"
 """The file a supervised Python child touches to say it runs (set by ``up`` per child)."""
 
@@ -95,6 +93,10 @@ def file_probe(path: Path, fresh_s: float = BEAT_FRESH_S) -> Probe:
 def redis_probe(url: str, timeout_s: float = PROBE_TIMEOUT_S) -> Probe:
     """Passes when the Redis at ``url`` answers ``PING`` -- with PONG or any error reply
     (a server that replies is running) -- within ``timeout_s``."""
+    # Imported here: gunicorn's master imports this module (its beat) and must hold no
+    # redis-py before the gevent workers patch the standard library.
+    import redis
+
     client = redis.Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
 
     def probe() -> bool:
