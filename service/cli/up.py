@@ -163,15 +163,15 @@ def _run_children(
     say(f"service recorded in {record} (operator commands find Redis there)")
     beats = liveness_dir(data_dir)
     for i in range(args.bot_workers):
-        _start_beating_child(
+        start_beating_child(
             supervisor, beats, f"bot worker {i + 1}", child_command("worker", "--log-level", "WARNING")
         )
-    _start_beating_child(supervisor, beats, "projector", [sys.executable, "-m", "workers.projector"])
-    _start_beating_child(supervisor, beats, "sweeper", child_command("sweeper", "--log-level", "WARNING"))
+    start_beating_child(supervisor, beats, "projector", [sys.executable, "-m", "workers.projector"])
+    start_beating_child(supervisor, beats, "sweeper", child_command("sweeper", "--log-level", "WARNING"))
     bind = f"{args.host}:{args.port}"
     # The gunicorn master beats (gunicorn_config.when_ready); it replaces its own
     # silent workers. Not /healthz: an API slow under a flood is busy, not hung.
-    _start_beating_child(
+    start_beating_child(
         supervisor, beats, "api", child_command("serve", "--bind", bind, "--workers", str(args.workers))
     )
     if not _wait_healthy(url, supervisor, stop):
@@ -194,11 +194,15 @@ def liveness_dir(data_dir: Path) -> Path:
     return directory
 
 
-def _start_beating_child(supervisor: Supervisor, beats: Path, name: str, argv: list[str]) -> None:
+def start_beating_child(supervisor: Supervisor, beats: Path, name: str, argv: list[str]) -> None:
     """Start a Python child that touches its liveness file (``liveness.start_beating``;
     for the API, its gunicorn master does)."""
     beat_file = beats / (name.replace(" ", "-") + ".alive")
-    beat_file.unlink(missing_ok=True)  # a file of an earlier run says nothing of this one
+    # Made here, dated 1970: what an earlier run left says nothing of this one, and the
+    # child's beats then only change a date -- a full disk cannot stop them (creating
+    # the file could fail, and the watchdog would take a healthy child for a hung one).
+    beat_file.touch()
+    os.utime(beat_file, (0, 0))
     env = {LIVENESS_FILE_ENV: str(beat_file)}
     supervisor.start(name, argv, probe=file_probe(beat_file), env=env)
 

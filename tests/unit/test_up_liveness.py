@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from service.cli.up import liveness_dir, start_beating_child
 from service.runner.liveness import LIVENESS_FILE_ENV, Watchdog, file_probe, start_beating
 from service.runner.supervisor import RestartPolicy, Supervisor
 
@@ -26,7 +27,8 @@ def supervise(tmp_path: Path, lines: list[str], hang_after_s: float = 3.0) -> Su
     return Supervisor(env, say=lines.append, policy=policy)
 
 
-def start_beating_child(supervisor: Supervisor, tmp_path: Path, name: str) -> None:
+def start_quick_child(supervisor: Supervisor, tmp_path: Path, name: str) -> None:
+    """A beating child whose file is stale 1.5 s after its last beat (up allows 5)."""
     beat = tmp_path / f"{name}.alive"
     supervisor.start(
         name, [sys.executable, "-c", BEATING_CHILD], probe=file_probe(beat, fresh_s=1.5),
@@ -46,8 +48,8 @@ def test_a_stopped_child_is_killed_and_restarted_and_a_beating_one_is_left_alone
     supervisor = supervise(tmp_path, lines)
     watchdog = Watchdog(lambda: supervisor.children).start()
     try:
-        start_beating_child(supervisor, tmp_path, "frozen")
-        start_beating_child(supervisor, tmp_path, "healthy")
+        start_quick_child(supervisor, tmp_path, "frozen")
+        start_quick_child(supervisor, tmp_path, "healthy")
         frozen, healthy = supervisor.children
         run_for(supervisor, 2.0)  # both beat: nothing happens
         assert lines == []
@@ -118,3 +120,20 @@ def test_beating_needs_the_variable_and_touches_the_file(tmp_path: Path) -> None
         time.sleep(0.05)
     assert file_probe(beat)()
     assert not file_probe(tmp_path / "missing.alive")()
+
+
+def test_up_makes_each_liveness_file_old_so_beats_only_change_its_date(tmp_path: Path) -> None:
+    # A file of an earlier run must not vouch for a new child; and a beat that only
+    # changes a date needs no free space (a full disk must not look like a hang).
+    lines: list[str] = []
+    supervisor = supervise(tmp_path, lines)
+    beats = liveness_dir(tmp_path)
+    (beats / "quiet.alive").touch()  # fresh, from "an earlier run"
+    try:
+        start_beating_child(supervisor, beats, "quiet", [sys.executable, "-c", "import time; time.sleep(600)"])
+        beat_file = beats / "quiet.alive"
+        assert beat_file.stat().st_mtime == 0
+        probe = supervisor.children[0].probe
+        assert probe is not None and probe() is False
+    finally:
+        supervisor.stop_all()
