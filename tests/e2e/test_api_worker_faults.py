@@ -1,7 +1,8 @@
 """A hung API worker process is replaced by gunicorn's master, on a real server.
 
-The server runs with ``TABLETOP_WORKER_TIMEOUT_S=3`` (30 by default): one of its two
-gevent workers is stopped (SIGSTOP: its loop no longer runs, as if blocked for good).
+The server runs with ``TABLETOP_WORKER_TIMEOUT_S=3`` (30 by default): once both of its
+gevent workers have booted (gunicorn times a worker only from its first heartbeat),
+one is stopped (SIGSTOP: its loop no longer runs, as if blocked for good).
 The master must kill it and start a new one within the timeout and a few seconds of
 its own rounds, while the other worker answers; a long poll held meanwhile is not taken
 for silence (the workers' heartbeat runs beside their requests).
@@ -9,10 +10,13 @@ for silence (the workers' heartbeat runs beside their requests).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import sys
 import threading
 import time
+from pathlib import Path
 
 import psutil
 import requests
@@ -27,9 +31,28 @@ REPLACED_BOUND_S = 30.0
 not a measurement: the time taken is printed."""
 
 
+def has_beaten(worker: psutil.Process) -> bool:
+    """Whether a gunicorn worker has sent its master a heartbeat yet (it has booted): its
+    unlinked ``wgunicorn-`` file carries a monotonic-clock date only from its first beat
+    on; until then it has the wall-clock date of its creation, which gunicorn's timeout
+    never counts -- a worker stopped while it boots is never replaced (gunicorn's limit)."""
+    fds = Path(f"/proc/{worker.pid}/fd")
+    for fd in fds.iterdir():
+        with contextlib.suppress(OSError):
+            if "wgunicorn-" in os.readlink(fd):
+                return fd.stat().st_mtime < 10**9  # seconds since boot, not since 1970
+    return False
+
+
 def workers(server: LiveServer) -> list[psutil.Process]:
     assert server.process is not None
     return [p for p in psutil.Process(server.process.pid).children() if p.status() != psutil.STATUS_ZOMBIE]
+
+
+def booted_workers(server: LiveServer) -> list[psutil.Process] | None:
+    """The server's two workers once both have booted, else None."""
+    found = workers(server)
+    return found if len(found) == 2 and all(map(has_beaten, found)) else None
 
 
 def test_a_stopped_api_worker_is_replaced_and_the_other_answers_meanwhile(redis_target: TestRedis) -> None:
@@ -37,8 +60,7 @@ def test_a_stopped_api_worker_is_replaced_and_the_other_answers_meanwhile(redis_
         created = requests.post(f"{server.url}/v1/games", json={"game": "schlitzohr", "players": 2}, timeout=10)
         assert created.status_code == 201, created.text
         game_id = created.json()["game_id"]
-        before = workers(server)
-        assert len(before) == 2
+        before = wait_until(lambda: booted_workers(server), REPLACED_BOUND_S, "both workers to have booted")
         stopped, survivor = before
         stopped.send_signal(signal.SIGSTOP)
         started = time.monotonic()
