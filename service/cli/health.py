@@ -1,4 +1,4 @@
-"""``tabletop health PART``: exit 0 if that part of this host is healthy (container checks).
+"""``tabletop health PART...``: exit 0 if every part named is healthy on this host (container checks).
 
 - ``api``: ``GET <url>/healthz`` answers 200 (``--url``; default: the API URL that
   ``tabletop up`` recorded in ``<--data-dir>/service.json``, else ``http://127.0.0.1:8000``);
@@ -7,6 +7,9 @@
   Redis, drops out within 5 s; the message says which workers RQ still lists but whose
   heartbeat stopped (dead, or alive but disconnected from Redis: see its log);
 - ``sweeper``: the sweeper's heartbeat key (``<p>sweeper:alive``) exists;
+- ``beat``: this container's process touched its liveness file (``TABLETOP_LIVENESS_FILE``,
+  ``service/runner/liveness.py``) within 5 s: it runs -- not stopped, not frozen, not
+  deadlocked -- whether or not Redis answers (the projector's check: it has no port);
 - ``redis``: Redis answers PING (also the projector's check: it has no port of its own),
   and would never evict a key (:func:`eviction_check`); on a cluster
   (``redis+cluster://``) every master must.
@@ -19,8 +22,10 @@ looks on RQ's Redis (``TABLETOP_QUEUE_REDIS_URL`` when set, else that one).
 from __future__ import annotations
 
 import argparse
+import os
 import socket
 import sys
+import time
 import urllib.request
 from typing import Any
 
@@ -33,13 +38,19 @@ from events.redis_adapter.keys import SWEEPER_ALIVE, prefixed
 from service.bootstrap import redis_client
 from service.cli.store_options import add_data_dir_argument
 from service.runner.datadir import resolve_api_url, resolve_redis_url
+from service.runner.liveness import BEAT_FRESH_S, LIVENESS_FILE_ENV
 from service.settings import Settings
 from workers.rq_worker import live_workers
 
+PARTS = ("api", "worker", "sweeper", "redis", "beat")
+"""What `tabletop health` can check (see the module docstring)."""
+
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("health", help="check one part of this host (for container health checks)")
-    p.add_argument("part", choices=("api", "worker", "sweeper", "redis"))
+    p = sub.add_parser("health", help="check parts of this host (for container health checks)")
+    p.add_argument(
+        "parts", nargs="+", choices=PARTS, metavar="part", help=f"one or more of {', '.join(PARTS)}: healthy if all are"
+    )
     p.add_argument(
         "--url",
         help="the API's base URL (part api; default: the one tabletop up recorded, else"
@@ -55,23 +66,28 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        healthy, detail = _check(args)
-    except Exception as exc:  # noqa: BLE001 - any failure to check is unhealthy, with its reason
-        healthy, detail = False, f"{type(exc).__name__}: {exc}"
-    print(
-        f"{args.part}: {'ok' if healthy else 'unhealthy'} ({detail})",
-        file=sys.stdout if healthy else sys.stderr,
-    )
-    return 0 if healthy else 1
+    """Check every part named, one line each; exit 0 only if all are healthy."""
+    all_healthy = True
+    for part in args.parts:
+        try:
+            healthy, detail = _check(part, args)
+        except Exception as exc:  # noqa: BLE001 - any failure to check is unhealthy, with its reason
+            healthy, detail = False, f"{type(exc).__name__}: {exc}"
+        print(
+            f"{part}: {'ok' if healthy else 'unhealthy'} ({detail})",
+            file=sys.stdout if healthy else sys.stderr,
+        )
+        all_healthy = all_healthy and healthy
+    return 0 if all_healthy else 1
 
 
-def _check(args: argparse.Namespace) -> tuple[bool, str]:
-    part = args.part
+def _check(part: str, args: argparse.Namespace) -> tuple[bool, str]:
     if part == "api":
         url = resolve_api_url(args.url, args.data_dir)
         with urllib.request.urlopen(f"{url}/healthz", timeout=3) as response:
             return response.status == 200, f"HTTP {response.status}"
+    if part == "beat":
+        return beat_check(os.environ.get(LIVENESS_FILE_ENV, ""))
     settings = Settings.from_env()
     store_url = resolve_redis_url(args.redis_url, args.data_dir).url
     if part == "worker":  # RQ's own Redis (TABLETOP_QUEUE_REDIS_URL), else the store's
@@ -85,6 +101,17 @@ def _check(args: argparse.Namespace) -> tuple[bool, str]:
     if part == "sweeper":
         return client.exists(prefixed(settings.key_prefix, SWEEPER_ALIVE)) == 1, "heartbeat key"
     raise ValueError(f"unknown part {part!r}")
+
+
+def beat_check(path: str) -> tuple[bool, str]:
+    """Healthy if the liveness file ``path`` was touched within ``BEAT_FRESH_S``."""
+    if not path:
+        return False, f"{LIVENESS_FILE_ENV} is not set: the process does not beat"
+    try:
+        age = time.time() - os.stat(path).st_mtime
+    except FileNotFoundError:
+        return False, f"no liveness file at {path} (the process has not started beating)"
+    return age <= BEAT_FRESH_S, f"last beat {age:.1f} s ago (stale after {BEAT_FRESH_S:g} s)"
 
 
 def _worker_check(client: Any, settings: Settings) -> tuple[bool, str]:

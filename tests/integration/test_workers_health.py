@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import redis
 from rq import Queue, Worker
-from support.processes import delete_rq_keys, running, service_env, unique_queue, wait_until
+from support.processes import (
+    ROOT,
+    delete_rq_keys,
+    running,
+    service_env,
+    stop_process,
+    unique_queue,
+    wait_until,
+)
 from support.redis import TestRedis
 
 from service.bootstrap import build
 from service.cli import main
+from service.runner.liveness import BEAT_FRESH_S, LIVENESS_FILE_ENV
 from service.settings import Settings
 from workers import sweeper
 
@@ -100,3 +113,27 @@ def test_a_worker_without_heartbeat_or_redis_is_reported_clearly(
     monkeypatch.setenv("TABLETOP_REDIS_URL", "redis://127.0.0.1:1/0")
     assert health("worker") == 1
     assert "cannot reach Redis" in capsys.readouterr().err
+
+
+def test_a_projector_is_healthy_while_it_runs_and_not_once_it_is_stopped(
+    environment: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It serves no port: `health redis` said healthy for a stopped (or frozen) projector.
+    beat = tmp_path / "projector.alive"
+    assert health("beat") == 1  # no file named: it cannot vouch for anything
+    monkeypatch.setenv(LIVENESS_FILE_ENV, str(beat))
+    assert health("beat") == 1  # nothing beats yet
+    env = {**environment, LIVENESS_FILE_ENV: str(beat)}
+    projector = subprocess.Popen([sys.executable, "-m", "workers.projector"], env=env, cwd=ROOT, process_group=0)
+    try:
+        wait_until(lambda: main(["health", "beat", "redis"]) == 0, 20, "the projector's beat")
+        projector.send_signal(signal.SIGSTOP)
+        wait_until(lambda: health("beat") == 1, 3 * BEAT_FRESH_S, "a stale beat")
+        assert main(["health", "beat", "redis"]) == 1  # one part unhealthy: unhealthy
+        projector.send_signal(signal.SIGCONT)
+        wait_until(lambda: health("beat") == 0, 10, "the beat again")
+    finally:
+        projector.send_signal(signal.SIGCONT)
+        stop_process(projector)
+    lines = capsys.readouterr()
+    assert "beat: unhealthy (last beat" in lines.err and "redis: ok" in lines.out
