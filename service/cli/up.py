@@ -45,6 +45,10 @@ from service.runner.supervisor import CrashLoop, RestartPolicy, Supervisor
 HEALTH_TIMEOUT_S = 60.0
 """How long the API may take to answer ``/healthz`` after its start."""
 
+MIN_HANG_AFTER_S = 2.0
+"""The shortest ``--hang-after``: two probe rounds (a shorter one would condemn a child for
+one late beat, and restart children in a loop)."""
+
 REDIS_START_S = 300.0
 """How long the embedded Redis may take to answer at the start (replaying a large AOF
 takes a while; a server that dies meanwhile is reported at once)."""
@@ -80,14 +84,25 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--hang-after",
-        type=float,
+        type=hang_threshold,
         default=RestartPolicy().hang_after_s,
         metavar="S",
         help="a child whose liveness probe has failed for S seconds (Redis: PING; the"
         " others, the API's gunicorn master included: their liveness file) is killed"
-        " and restarted",
+        " and restarted; 0 = never (only dead children are restarted)",
     )
     p.set_defaults(run=run)
+
+
+def hang_threshold(text: str) -> float:
+    """``--hang-after``: 0 (off) or at least :data:`MIN_HANG_AFTER_S` seconds."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if seconds != 0 and not MIN_HANG_AFTER_S <= seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"0 (off) or at least {MIN_HANG_AFTER_S:g} s, not {text}")
+    return seconds
 
 
 def child_command(*args: str) -> list[str]:
@@ -107,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
     # The supervisor copies ``env`` at each start: what _run_children adds to it
     # (Redis's URL, the admin token) reaches every child started after that.
     supervisor = Supervisor(env, say=say, policy=policy)
-    watchdog = Watchdog(lambda: supervisor.children).start()
+    watchdog = Watchdog(lambda: supervisor.children)
+    if policy.hang_after_s > 0:  # 0: only deaths are watched
+        watchdog.start()
     try:
         return _run_children(supervisor, env, args, data_dir, stop)
     except CrashLoop as loop:

@@ -135,8 +135,10 @@ class Watchdog:
         return self
 
     def stop(self) -> None:
+        """End the thread (waits for the probe in hand); a no-op if it never started."""
         self._stop.set()
-        self._thread.join(PROBE_TIMEOUT_S * 3)
+        if self._thread.is_alive():
+            self._thread.join(PROBE_TIMEOUT_S * 3)
 
     def _run(self) -> None:
         while not self._stop.wait(PROBE_INTERVAL_S):

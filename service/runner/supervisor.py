@@ -80,7 +80,8 @@ class RestartPolicy:
     first_backoff_s: float = 0.5
     max_backoff_s: float = 15.0
     hang_after_s: float = 20.0
-    """A child whose probe has not passed for this long is hung: killed, then restarted."""
+    """A child whose probes have failed for longer than this is hung: killed, then
+    restarted; 0 = never (only deaths count)."""
 
     def backoff(self, recent_deaths: int) -> float:
         """The pause before the restart that follows the ``recent_deaths``-th death."""
@@ -184,7 +185,7 @@ class Supervisor:
     def _hung(self, child: Child) -> bool:
         # Judged by the probes' own times, not by the clock: a stretch in which no probe
         # ran (up stopped, then resumed) is no evidence against any child.
-        if child.probe is None or child.failing_since is None:
+        if child.probe is None or child.failing_since is None or self.policy.hang_after_s <= 0:
             return False
         silent = child.probed_at - child.failing_since
         if silent <= self.policy.hang_after_s:

@@ -3,6 +3,7 @@ restarted; one that keeps beating, however long it runs, is left alone."""
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import signal
@@ -10,7 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-from service.cli.up import liveness_dir, start_beating_child
+import pytest
+
+from service.cli.up import hang_threshold, liveness_dir, start_beating_child
 from service.runner.liveness import LIVENESS_FILE_ENV, Watchdog, file_probe, start_beating
 from service.runner.supervisor import RestartPolicy, Supervisor
 
@@ -137,3 +140,30 @@ def test_up_makes_each_liveness_file_old_so_beats_only_change_its_date(tmp_path:
         assert probe is not None and probe() is False
     finally:
         supervisor.stop_all()
+
+
+def test_hang_after_zero_watches_deaths_only(tmp_path: Path) -> None:
+    lines: list[str] = []
+    supervisor = supervise(tmp_path, lines, hang_after_s=0)
+    watchdog = Watchdog(lambda: supervisor.children).start()
+    try:
+        supervisor.start(
+            "silent", [sys.executable, "-c", "import time; time.sleep(600)"],
+            probe=file_probe(tmp_path / "silent.alive"),
+        )
+        run_for(supervisor, 2.5)  # two failed probes or more: with a threshold, killed
+        assert supervisor.children[0].restarts == 0 and lines == []
+    finally:
+        watchdog.stop()
+        supervisor.stop_all()
+
+
+@pytest.mark.parametrize("text", ["0", "2", "20.5"])
+def test_hang_after_is_off_or_two_seconds_at_least(text: str) -> None:
+    assert hang_threshold(text) == float(text)
+
+
+@pytest.mark.parametrize("text", ["1", "-1", "nan", "inf", "x", ""])
+def test_hang_after_refuses_anything_else(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError):
+        hang_threshold(text)
