@@ -44,6 +44,7 @@ import redis
 from events.projections.model import UnprojectableGame
 from events.projections.reconcile import known_games, lagging_games
 from events.projections.redis_models import ReadModels
+from events.projections.totals_backfill import backfill_account_totals
 from events.projections.update import Updater
 from events.redis_adapter.feed import FeedConsumer, Notification, shards_from_env
 from events.redis_adapter.reader import RedisEventReader
@@ -149,6 +150,7 @@ class Projector:
             thread.join()
 
     def _housekeeping(self) -> None:
+        backfill_account_totals(self.updater)  # once per store: returns at once after
         self.reconcile()
         self.feed.prune(PRUNE_IDLE_MS)
 

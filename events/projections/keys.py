@@ -5,8 +5,12 @@
 - the lobby index, all under the hash tag ``{lobby}`` so that one script can move
   a game between statuses atomically: ``<p>lobby:{lobby}:<status>:<type>`` (sorted
   sets; ``all`` in either place = any) and ``<p>lobby:{lobby}:synced``;
-- per player name, under the hash tag ``{<name, percent-encoded>}``:
-  ``<p>player:{<name>}:totals`` and ``<p>player:{<name>}:counted``.
+- per player name (guests and bots), under the hash tag ``{<name, percent-encoded>}``:
+  ``<p>player:{<name>}:totals`` and ``<p>player:{<name>}:counted``; per registered
+  player, under ``{acct:<name, percent-encoded>}`` (``:`` never begins an encoded
+  name): ``<p>player:{acct:<name>}:totals`` and ``...:counted``;
+- ``<p>projector:totals-by-account``: set once the projector has counted the accounts'
+  earlier games by account (``events.projections.totals_backfill``).
 """
 
 from __future__ import annotations
@@ -60,10 +64,27 @@ class ReadModelKeys:
         return f"{self.prefix}lobby:{{lobby}}:synced"
 
     def player_totals(self, name: str) -> str:
+        """The totals of the guests and bots who sat under exactly ``name``."""
         return f"{self.prefix}player:{{{encode_name(name)}}}:totals"
 
     def player_counted(self, name: str) -> str:
         return f"{self.prefix}player:{{{encode_name(name)}}}:counted"
+
+    def account_totals(self, account: str) -> str:
+        """The totals of the registered player ``account`` (its seats only). ``acct:``
+        cannot begin an encoded name (``:`` is percent-encoded), so the two families
+        never meet; both match :attr:`counted_pattern`."""
+        return f"{self.prefix}player:{{acct:{encode_name(account)}}}:totals"
+
+    def account_counted(self, account: str) -> str:
+        return f"{self.prefix}player:{{acct:{encode_name(account)}}}:counted"
+
+    @property
+    def totals_by_account(self) -> str:
+        """Set once every finished game's registered seats were counted by account
+        (``events.projections.totals_backfill``). A mark of the projector's, not a read
+        model: outside the read models' name space (a rebuild leaves it)."""
+        return f"{self.prefix}projector:totals-by-account"
 
     # SCAN patterns: discovering games, and deleting read models before a rebuild.
 

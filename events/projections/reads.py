@@ -54,9 +54,9 @@ class ProjectionReader:
             limit=limit,
         )
 
-    def player_totals(self, name: str) -> players.PlayerTotals:
+    def player_totals(self, name: str, account: bool = False) -> players.PlayerTotals:
         """See :func:`events.projections.players.player_totals`."""
-        return players.player_totals(self.models.client, self.models.keys, name)
+        return players.player_totals(self.models.client, self.models.keys, name, account)
 
     # Ratings (``events.projections.rating_reads``).
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.registry import get_game
-from engine.table import EXPIRED, FINISHED, OPEN, RUNNING, Table
+from engine.table import EXPIRED, FINISHED, OPEN, RUNNING, Seat, Table
 from events.projections import model
 from events.projections.keys import ReadModelKeys
 from events.projections.scripts import APPLY_GAME, COUNT_FINISHED, REPLACE_GAME, SYNC_LOBBY
@@ -104,20 +104,32 @@ class ReadModels:
 
     def count_finished(self, game_id: str, table: Table) -> int:
         """Add a finished game to the totals of every player at its table (once per
-        player and game; a name at two seats counts with its first seat). Returns
-        how many players it was newly counted for; 0 for a game still running."""
+        player and game; a player at two seats counts with its first seat). A seat
+        taken by a registered player counts for its account, any other (a guest, a bot)
+        for its name: a guest who sat under a name before it was registered -- or to
+        pad it -- adds nothing to the account's totals. Returns how many players it was
+        newly counted for; 0 for a game still running."""
         result = get_game(table.game).result(table.state) if table.status == FINISHED else None
         if result is None:
             return 0
         counted, seen = 0, set()
         for seat, sitter in enumerate(table.seats):
-            if sitter.name is None or sitter.name in seen:
+            keys = self._totals_keys(sitter)
+            if keys is None or keys[1] in seen:
                 continue
-            seen.add(sitter.name)
-            keys = [self.keys.player_counted(sitter.name), self.keys.player_totals(sitter.name)]
+            seen.add(keys[1])
             won = 1 if seat in result.winners else 0
             counted += self._count(keys, [game_id, won, result.scores[seat]])
         return counted
+
+    def _totals_keys(self, sitter: Seat) -> list[str] | None:
+        """``[counted, totals]`` of the player at a seat (None for a free seat)."""
+        k = self.keys
+        if sitter.account:
+            return [k.account_counted(sitter.account), k.account_totals(sitter.account)]
+        if sitter.name is None:
+            return None
+        return [k.player_counted(sitter.name), k.player_totals(sitter.name)]
 
     def delete_all(self) -> int:
         """Delete every read model under the prefix (not the game streams, not the

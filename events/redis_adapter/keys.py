@@ -121,10 +121,15 @@ projections rebuild`` recreates them.
     game's cross-slot read models (lobby and totals) are still to be written. The
     lobby is written only on status changes: a few writes per game, not per command.
 ``<p>player:{<name>}:totals`` -- hash (tag = the name, percent-encoded)
-    ``games``, ``wins``, ``points`` over the player's finished games.
+    ``games``, ``wins``, ``points`` over the finished games of the guests and bots who
+    sat under exactly this name.
 ``<p>player:{<name>}:counted`` -- set
     Ids of the games already added to the totals; ``COUNT_FINISHED`` adds a game
     to both keys at once, only if it was not in this set.
+``<p>player:{acct:<name>}:totals`` and ``...:counted`` -- the same for a registered
+    player's own seats (``acct:`` never begins a percent-encoded name).
+``<p>projector:totals-by-account`` -- string
+    Set once the projector counted the registered players' earlier games by account.
 
 Accounts (``events/accounts/keys.py`` builds them; ``service/accounts/store.py`` and the
 projector's ``events/projections/notices.py`` write them). ``<id>`` is the SHA-256 of the

@@ -16,8 +16,11 @@ bp = Blueprint("players", __name__, url_prefix="/v1/players")
 def totals(name: str) -> Response:
     body.no_query()
     name = name_in_path(name)
-    document = context.reads().player_totals(name).to_json()
     accounts = context.application().accounts  # issue 15: guests vs registered players
-    document["registered"] = accounts is not None and accounts.is_registered(name)
+    registered = accounts is not None and accounts.is_registered(name)
+    # A registered name's totals are its account's games only: guests who sat under
+    # the name (before it was registered) count apart, and cannot pad the account's.
+    document = context.reads().player_totals(name, account=registered).to_json()
+    document["registered"] = registered
     document["ratings"] = ratings.player_ratings(name)
     return json_response(document, headers={"Cache-Control": "no-cache"})

@@ -12,6 +12,7 @@ from support.http_setup import ADMIN_TOKEN
 
 from engine.registry import game_names, get_game
 from events.projections import ReadModels, Updater
+from events.projections.totals_backfill import backfill_account_totals
 from service.bootstrap import Services
 
 pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api
@@ -273,6 +274,59 @@ def test_the_lobby_lists_games_by_type_and_status_with_cursors(
             for game in ("abluxxen", "schlitzohr")
         },
     }
+
+
+def test_a_registered_players_totals_hold_its_own_games_only(api: FlaskApi, http_services: Services) -> None:
+    # Totals were kept by seat name: a guest who sat as "zoe" before the name was
+    # registered (or anyone, to pad or spoil it) added to the account's totals.
+    updater = Updater(http_services.store, ReadModels(http_services.redis, http_services.store.prefix))
+
+    def play(names_or_keys: list[tuple[str, str | None]], seed: bytes) -> str:
+        game_id = create_game(api, "schlitzohr", 2, options={"turn_cap": 10})
+        tokens = []
+        for name, player_key in names_or_keys:
+            body = {} if player_key else {"name": name}
+            joined = api.call("POST", f"/v1/games/{game_id}/seats", token=player_key, body=body)
+            assert joined.status == 201, joined.body
+            tokens.append(joined.body["token"])
+        play_randomly(api, game_id, tokens, seed)
+        updater.update(game_id)  # what the projector does after each append
+        return game_id
+
+    play([("zoe", None), ("bea", None)], b"before")  # a guest as "zoe"
+    play([("zoe", None), ("cy", None)], b"before, again")
+    player_key = api.call("POST", "/v1/players", body={"name": "zoe"}).body["player_key"]
+    play([("zoe", player_key), ("bea", None)], b"the account's own")
+    zoe = api.call("GET", "/v1/players/zoe").body
+    assert (zoe["registered"], zoe["games"]) == (True, 1)
+    assert api.call("GET", "/v1/players/bea").body["games"] == 2  # guests count by name
+
+
+def test_an_accounts_games_counted_by_name_before_are_counted_by_account_once(
+    api: FlaskApi, http_services: Services
+) -> None:
+    models = ReadModels(http_services.redis, http_services.store.prefix)
+    updater, keys, client = Updater(http_services.store, models), models.keys, http_services.redis
+    player_key = api.call("POST", "/v1/players", body={"name": "ann"}).body["player_key"]
+    game_id = create_game(api, "schlitzohr", 2, options={"turn_cap": 10})
+    tokens = [
+        api.call("POST", f"/v1/games/{game_id}/seats", token=player_key, body={}).body["token"],
+        api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "bo"}).body["token"],
+    ]
+    play_randomly(api, game_id, tokens, b"old read models")
+    updater.update(game_id)
+    # As the read models of a store projected before accounts were counted apart: the
+    # account's game under its name, nothing under the account, no backfill yet.
+    client.delete(keys.account_counted("ann"), keys.account_totals("ann"), keys.totals_by_account)
+    client.sadd(keys.player_counted("ann"), game_id)
+    client.hset(keys.player_totals("ann"), mapping={"games": 1, "wins": 0, "points": 0})
+    assert api.call("GET", "/v1/players/ann").body["games"] == 0
+    assert backfill_account_totals(updater) == 1
+    assert api.call("GET", "/v1/players/ann").body["games"] == 1
+    assert backfill_account_totals(updater) == 0  # done: marked
+    client.delete(keys.totals_by_account)
+    assert backfill_account_totals(updater) == 0  # run again: counts nothing twice
+    assert api.call("GET", "/v1/players/ann").body["games"] == 1
 
 
 @pytest.mark.parametrize(
