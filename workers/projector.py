@@ -41,6 +41,7 @@ from typing import Any
 
 import redis
 
+from events.archive.lazy import LazyArchive
 from events.projections.model import UnprojectableGame
 from events.projections.reconcile import known_games, lagging_games
 from events.projections.redis_models import ReadModels
@@ -93,6 +94,8 @@ class Projector:
     ) -> None:
         """``after_update(game_id)`` runs between a game's update and the XACK of its
         entries (tests use it to crash exactly there)."""
+        # Archived games too, for the one-time totals backfill (the live path needs none).
+        self._history = RedisEventReader(client, prefix=prefix, archive=LazyArchive())
         self.updater = Updater(
             RedisEventReader(client, prefix=prefix),
             ReadModels(client, prefix),
@@ -150,7 +153,7 @@ class Projector:
             thread.join()
 
     def _housekeeping(self) -> None:
-        backfill_account_totals(self.updater)  # once per store: returns at once after
+        backfill_account_totals(self.updater, self._history)  # once per store: at once after
         self.reconcile()
         self.feed.prune(PRUNE_IDLE_MS)
 

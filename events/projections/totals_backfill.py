@@ -11,12 +11,14 @@ beside the live projector, another backfill, or one cut off by a crash and run a
 counts nothing twice; done once -- ``ReadModelKeys.totals_by_account`` is set at the end
 and later runs return at once. Only games with a registered seat are folded (the
 others count under names, as before). Failure modes: a Redis or archive error leaves
-the mark unset (the projector's next housekeeping pass runs it again).
+the mark unset (the projector's next housekeeping pass runs it again). Archived games
+are read from the archive when ``history`` has one (the projector's does).
 """
 
 from __future__ import annotations
 
 from engine.table import FINISHED
+from events.model.port import EventReader
 from events.model.redaction import ADMIN
 from events.projections.model import fold
 from events.projections.update import Updater
@@ -25,9 +27,12 @@ BATCH = 200
 """Finished games read from the lobby per round trip."""
 
 
-def backfill_account_totals(updater: Updater) -> int:
+def backfill_account_totals(updater: Updater, history: EventReader | None = None) -> int:
     """Count every finished game's registered seats by account (see the module
-    docstring); how many players' totals grew (0 once done)."""
+    docstring); how many players' totals grew (0 once done). ``history`` reads the games
+    (default: the updater's reader); give one with the archive, or archived games --
+    whose totals stay in Redis -- are not recounted."""
+    history = history or updater.reader
     models = updater.models
     client, keys = models.client, models.keys
     if client.exists(keys.totals_by_account):
@@ -38,7 +43,7 @@ def backfill_account_totals(updater: Updater) -> int:
     while ids := client.zrange(finished, start, start + BATCH - 1):
         for raw in ids:
             game_id = raw.decode() if isinstance(raw, bytes) else str(raw)
-            table = fold(game_id, None, updater.reader.read_all(game_id, ADMIN))
+            table = fold(game_id, None, history.read_all(game_id, ADMIN))
             if table is not None and any(seat.account for seat in table.seats):
                 counted += models.count_finished(game_id, table)
         start += BATCH

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from urllib.parse import quote
 
 import pytest
@@ -11,8 +12,12 @@ from support.http_games import FlaskApi, all_events, create_game, play_randomly,
 from support.http_setup import ADMIN_TOKEN
 
 from engine.registry import game_names, get_game
+from events.archive.lazy import LazyArchive
+from events.archive.store import open_archive
 from events.projections import ReadModels, Updater
 from events.projections.totals_backfill import backfill_account_totals
+from events.redis_adapter.reader import RedisEventReader
+from service.app.archiving import archive_game
 from service.bootstrap import Services
 
 pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api
@@ -303,30 +308,38 @@ def test_a_registered_players_totals_hold_its_own_games_only(api: FlaskApi, http
 
 
 def test_an_accounts_games_counted_by_name_before_are_counted_by_account_once(
-    api: FlaskApi, http_services: Services
+    api: FlaskApi, http_services: Services, tmp_path: Path
 ) -> None:
-    models = ReadModels(http_services.redis, http_services.store.prefix)
-    updater, keys, client = Updater(http_services.store, models), models.keys, http_services.redis
+    prefix, client = http_services.store.prefix, http_services.redis
+    models = ReadModels(client, prefix)
+    updater, keys = Updater(http_services.store, models), models.keys
     player_key = api.call("POST", "/v1/players", body={"name": "ann"}).body["player_key"]
-    game_id = create_game(api, "schlitzohr", 2, options={"turn_cap": 10})
-    tokens = [
-        api.call("POST", f"/v1/games/{game_id}/seats", token=player_key, body={}).body["token"],
-        api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "bo"}).body["token"],
-    ]
-    play_randomly(api, game_id, tokens, b"old read models")
-    updater.update(game_id)
+    games = []
+    for seed in (b"old read models", b"archived since"):
+        game_id = create_game(api, "schlitzohr", 2, options={"turn_cap": 10})
+        tokens = [
+            api.call("POST", f"/v1/games/{game_id}/seats", token=player_key, body={}).body["token"],
+            api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "bo"}).body["token"],
+        ]
+        play_randomly(api, game_id, tokens, seed)
+        updater.update(game_id)
+        games.append(game_id)
     # As the read models of a store projected before accounts were counted apart: the
-    # account's game under its name, nothing under the account, no backfill yet.
+    # account's games under its name, nothing under the account, no backfill yet.
     client.delete(keys.account_counted("ann"), keys.account_totals("ann"), keys.totals_by_account)
-    client.sadd(keys.player_counted("ann"), game_id)
-    client.hset(keys.player_totals("ann"), mapping={"games": 1, "wins": 0, "points": 0})
+    client.sadd(keys.player_counted("ann"), *games)
+    client.hset(keys.player_totals("ann"), mapping={"games": 2, "wins": 0, "points": 0})
+    # One of them has moved to the archive since (its totals and lobby entry stay).
+    archive_url = f"sqlite:///{tmp_path / 'archive.sqlite3'}"
+    archive_game(client, open_archive(archive_url), prefix, games[1])
+    history = RedisEventReader(client, prefix=prefix, archive=LazyArchive(archive_url))
     assert api.call("GET", "/v1/players/ann").body["games"] == 0
-    assert backfill_account_totals(updater) == 1
-    assert api.call("GET", "/v1/players/ann").body["games"] == 1
-    assert backfill_account_totals(updater) == 0  # done: marked
+    assert backfill_account_totals(updater, history) == 2
+    assert api.call("GET", "/v1/players/ann").body["games"] == 2
+    assert backfill_account_totals(updater, history) == 0  # done: marked
     client.delete(keys.totals_by_account)
-    assert backfill_account_totals(updater) == 0  # run again: counts nothing twice
-    assert api.call("GET", "/v1/players/ann").body["games"] == 1
+    assert backfill_account_totals(updater, history) == 0  # run again: counts nothing twice
+    assert api.call("GET", "/v1/players/ann").body["games"] == 2
 
 
 @pytest.mark.parametrize(
