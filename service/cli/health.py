@@ -25,8 +25,8 @@ import argparse
 import os
 import socket
 import sys
-import time
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from redis.cluster import ClusterNode, RedisCluster
@@ -38,7 +38,7 @@ from events.redis_adapter.keys import SWEEPER_ALIVE, prefixed
 from service.bootstrap import redis_client
 from service.cli.store_options import add_data_dir_argument
 from service.runner.datadir import resolve_api_url, resolve_redis_url
-from service.runner.liveness import BEAT_FRESH_S, LIVENESS_FILE_ENV
+from service.runner.liveness import BEAT_FRESH_S, LIVENESS_FILE_ENV, beat_age
 from service.settings import Settings
 from workers.rq_worker import live_workers
 
@@ -107,9 +107,8 @@ def beat_check(path: str) -> tuple[bool, str]:
     """Healthy if the liveness file ``path`` was touched within ``BEAT_FRESH_S``."""
     if not path:
         return False, f"{LIVENESS_FILE_ENV} is not set: the process does not beat"
-    try:
-        age = time.time() - os.stat(path).st_mtime
-    except FileNotFoundError:
+    age = beat_age(Path(path))
+    if age is None:
         return False, f"no liveness file at {path} (the process has not started beating)"
     return age <= BEAT_FRESH_S, f"last beat {age:.1f} s ago (stale after {BEAT_FRESH_S:g} s)"
 

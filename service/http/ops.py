@@ -77,8 +77,8 @@ def docs() -> Response:
 
 def _ping_client() -> Any:
     """The store's Redis with :data:`READY_TIMEOUT_S` on connecting and reading: a pool of
-    its own, made on first use with the store client's
-    connection settings. A cluster client is used as it is (its nodes' pools are its own)."""
+    its own, made on first use with the store client's connection settings. A cluster
+    client is used as it is (its nodes' pools are its own)."""
     client = current_app.extensions.get(_PING_CLIENT)
     if client is None:
         client = context.services().redis

@@ -78,14 +78,20 @@ def _beat_forever(path: Path) -> None:
         time.sleep(BEAT_INTERVAL_S)
 
 
+def beat_age(path: Path) -> float | None:
+    """Seconds since ``path`` was last touched; None if it cannot be read (missing)."""
+    try:
+        return time.time() - path.stat().st_mtime
+    except OSError:
+        return None
+
+
 def file_probe(path: Path, fresh_s: float = BEAT_FRESH_S) -> Probe:
     """Passes while ``path`` was touched within ``fresh_s`` seconds."""
 
     def probe() -> bool:
-        try:
-            return time.time() - path.stat().st_mtime <= fresh_s
-        except OSError:
-            return False
+        age = beat_age(path)
+        return age is not None and age <= fresh_s
 
     return probe
 

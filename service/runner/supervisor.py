@@ -20,8 +20,9 @@ More than ``max_restarts`` deaths of one child within ``window_s`` is a crash lo
 
 Hangs: a child started with a probe (``service/runner/liveness.py``) whose probes have
 failed for longer than ``hang_after_s`` -- from the first failed probe to the latest, so
-a stretch in which no probe ran is no evidence -- is killed with its group, one log line saying so, and then dies and is restarted
-like any other (its death counts toward the crash loop).
+a stretch in which no probe ran is no evidence -- is killed with its group (one log line
+says so), then dies and is restarted like any other (its death counts toward the crash
+loop).
 
 Guarantee: after :meth:`Supervisor.stop_all` returns, no process of any child's group
 is left (SIGTERM, then SIGKILL after the grace period).

@@ -39,6 +39,14 @@ def start_quick_child(supervisor: Supervisor, tmp_path: Path, name: str) -> None
     )
 
 
+def start_silent_child(supervisor: Supervisor, tmp_path: Path) -> None:
+    """A child that runs but never touches its liveness file (it fails every probe)."""
+    supervisor.start(
+        "silent", [sys.executable, "-c", "import time; time.sleep(600)"],
+        probe=file_probe(tmp_path / "silent.alive"),
+    )
+
+
 def run_for(supervisor: Supervisor, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -82,10 +90,7 @@ def test_a_child_whose_probe_never_passes_is_hung(tmp_path: Path) -> None:
     watchdog = Watchdog(lambda: supervisor.children).start()
     try:
         # Running, but never touching its file (not started by a beating command).
-        supervisor.start(
-            "silent", [sys.executable, "-c", "import time; time.sleep(600)"],
-            probe=file_probe(tmp_path / "silent.alive"),
-        )
+        start_silent_child(supervisor, tmp_path)
         child = supervisor.children[0]
         run_for(supervisor, 1.5)
         assert child.restarts == 0  # its first failed probe starts the count
@@ -101,10 +106,7 @@ def test_time_without_probes_condemns_nobody(tmp_path: Path) -> None:
     lines: list[str] = []
     supervisor = supervise(tmp_path, lines, hang_after_s=0.5)
     try:
-        supervisor.start(
-            "silent", [sys.executable, "-c", "import time; time.sleep(600)"],
-            probe=file_probe(tmp_path / "silent.alive"),
-        )
+        start_silent_child(supervisor, tmp_path)
         run_for(supervisor, 1.5)  # three times the threshold, and no watchdog running
         assert supervisor.children[0].restarts == 0 and lines == []
         Watchdog(lambda: supervisor.children).probe_all()  # a probe fails, just now
@@ -147,10 +149,7 @@ def test_hang_after_zero_watches_deaths_only(tmp_path: Path) -> None:
     supervisor = supervise(tmp_path, lines, hang_after_s=0)
     watchdog = Watchdog(lambda: supervisor.children).start()
     try:
-        supervisor.start(
-            "silent", [sys.executable, "-c", "import time; time.sleep(600)"],
-            probe=file_probe(tmp_path / "silent.alive"),
-        )
+        start_silent_child(supervisor, tmp_path)
         run_for(supervisor, 2.5)  # two failed probes or more: with a threshold, killed
         assert supervisor.children[0].restarts == 0 and lines == []
     finally:
