@@ -103,8 +103,8 @@ class Settings:
     """An API worker process silent this long (its event loop blocked, the process
     stopped) is killed and replaced by gunicorn's master (gunicorn's ``timeout``). Its
     heartbeat runs beside the requests (gevent, gthread), so long streams and polls never
-    count against it. Its boot counts too (``service.runner.server``: a worker beats once
-    before it boots)."""
+    count against it. Its boot counts too (``service.runner.gunicorn_config.pre_fork``
+    dates a new worker's heartbeat before the fork)."""
 
     body_timeout_s: float = 10.0
     """A request body must arrive within this many seconds of the handler starting to

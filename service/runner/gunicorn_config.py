@@ -11,8 +11,12 @@ then import the app, so no module holds an unpatched socket, lock or ssl referen
   (``service.runner.server``). ``tabletop serve --worker-class gthread`` gives the old
   thread-per-request model (``threads`` below), for comparison.
 - ``on_starting`` raises the open-file limit in the master (the workers inherit it).
+- ``pre_fork``: the new worker's heartbeat file is dated before the fork, so the
+  master's ``timeout`` covers the worker's whole life, its boot included.
 - ``post_fork``: a worker dies with its master (``PR_SET_PDEATHSIG``), so a master
   killed -9 leaves no worker behind.
+- ``when_ready``: under ``tabletop up`` the master beats its liveness file (``up``
+  restarts a stopped or deadlocked master).
 - ``post_worker_init``: the app loaded, the worker moves every object it holds into
   the collector's permanent generation (``gc.freeze``), so full collections no longer
   walk them while requests wait.
@@ -70,6 +74,19 @@ def child_exit(server: Any, worker: Any) -> None:
 
 PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal a process receives when its parent dies (Linux)."""
+
+
+def pre_fork(server: Any, worker: Any) -> None:
+    """Date the new worker's heartbeat file now, in the master, before the fork.
+
+    The master times a worker by that file's date, on the clock its own beats use; until
+    the worker's first beat -- after its boot -- the file holds its creation date on
+    another clock, which the timeout never reaches: a worker stopped or stuck anywhere
+    between the fork and the end of its boot (an import that blocks) was never replaced.
+    Dated here, its whole life counts against :data:`timeout` (a boot takes about a
+    second). Beating in the worker's ``init_process`` instead left the moments after the
+    fork uncovered (a loaded CI caught one)."""
+    worker.tmp.notify()
 
 
 def post_fork(server: Any, worker: Any) -> None:

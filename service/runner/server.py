@@ -177,17 +177,7 @@ class _Hardened:
 
     cfg: Any
     log: Any
-    tmp: Any
     wsgi: Any
-
-    def _count_the_boot(self) -> None:
-        """Beat once, before booting. gunicorn's master times a worker by the date of its
-        heartbeat file, which only the worker's first beat -- after its boot -- sets on
-        the clock the master compares with: a worker stuck while it booted (an import
-        that blocks, the process stopped) was never replaced. Beating first makes the
-        boot count against ``timeout`` (``TABLETOP_WORKER_TIMEOUT_S``, 30 s; a boot takes
-        about a second)."""
-        self.tmp.notify()
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         status, code, detail = classify(exc)
@@ -355,7 +345,6 @@ class ThreadWorker(_Hardened, _ThreadWorker):  # type: ignore[misc]
     """gunicorn's ``gthread`` worker, hardened (the old model; a thread per open request)."""
 
     def init_process(self) -> None:
-        self._count_the_boot()
         raise_open_file_limit()
         super().init_process()
 
@@ -403,7 +392,6 @@ def _gevent_worker() -> type:
         header_timeout_s = 5.0
 
         def init_process(self) -> None:
-            self._count_the_boot()
             raise_open_file_limit()
             super().init_process()  # patches (gevent.monkey.patch_all), then loads the app
 
