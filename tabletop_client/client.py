@@ -195,6 +195,14 @@ class TabletopClient(Transport):
         answer = self.request("POST", "/v1/players", body={"name": name}, retry=False)
         return cast(Registered, answer.json())
 
+    def rotate_key(self, player_key: str) -> Registered:
+        """Replace ``player_key`` (one that leaked) by a fresh key of the same account,
+        shown once: the old one is refused from now on (by every server process within
+        a second). Not retried: a retry after a lost answer would be refused, the key it
+        sends being the replaced one -- and the lost answer's key would be lost with it."""
+        answer = self.request("POST", "/v1/players/me/key", token=player_key, retry=False)
+        return cast(Registered, answer.json())
+
     def my_games(
         self, player_key: str, *, limit: int | None = None, cursor: int | None = None
     ) -> MyGames:

@@ -7,10 +7,12 @@ it is compared in constant time. It never has the shape of a seat token
 (``<game>.<seat>.<secret>``), so the two can never be mistaken for each other.
 
 Resolving a key costs one GET the first time a process sees it; the answer is kept
-(a key never changes owner and cannot be revoked today), so acting with it costs no
-round trip beyond what a seat token costs. Failure modes: ``redis.RedisError`` when
-Redis is down (the HTTP layer answers 503); :class:`NameRegistered` when a name or
-a confusable spelling of it is taken.
+for :data:`RECHECK_S`, then read again, so acting with a key costs no round trip
+beyond what a seat token costs (one GET a second per key and process at most). A key
+can be replaced (:meth:`AccountStore.rotate`): the old one is refused at once by the
+process that replaced it and within :data:`RECHECK_S` by every other. Failure modes:
+``redis.RedisError`` when Redis is down (the HTTP layer answers 503);
+:class:`NameRegistered` when a name or a confusable spelling of it is taken.
 """
 
 from __future__ import annotations
@@ -20,17 +22,32 @@ import hmac
 import json
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from events.accounts.keys import AccountKeys
 from events.accounts.names import lookalike_keys, name_key
+from events.redis_adapter.scripts import Script
 from service.app.bot_seats import refuse_bot_seat_name
-from service.app.errors import NameRegistered
+from service.app.errors import NameRegistered, Unauthenticated
 
 KEY_PREFIX = "pk_"
 _KEPT = 10_000
 """Resolved player keys a process remembers (then it starts afresh: a cache)."""
+
+RECHECK_S = 1.0
+"""How long a process trusts a player key it verified before it reads the account again:
+the most time a replaced key keeps working in another process."""
+
+_SWAP = """
+-- Replace an account record only if it is still the one the caller read (a
+-- compare-and-set: of two rotations racing with one key, one wins, the other finds
+-- the record changed). KEYS[1] = the record; ARGV[1] = the record read; ARGV[2] = the new one.
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,10 +78,13 @@ def _key_hash(key: str) -> str:
 class AccountStore:
     """The accounts under one key prefix. Thread-safe."""
 
-    def __init__(self, client: Any, prefix: str) -> None:
+    def __init__(self, client: Any, prefix: str, clock: Callable[[], float] = time.monotonic) -> None:
         self._redis = client
         self._prefix = prefix
-        self._resolved: dict[str, Account] = {}
+        self._clock = clock
+        self._swap = Script(client, _SWAP)
+        self._resolved: dict[str, tuple[Account, float]] = {}
+        """Player key -> its account and when this process last read that it holds it."""
 
     def keys(self, account_id: str) -> AccountKeys:
         return AccountKeys.of(self._prefix, account_id)
@@ -79,7 +99,7 @@ class AccountStore:
         if self.reserved(name):
             raise NameRegistered("this name, or one that looks like it, is registered")
         account_id = name_key(name)
-        key = f"{KEY_PREFIX}{account_id}.{secrets.token_urlsafe(32)}"
+        key = self._new_key(account_id)
         record = json.dumps({"name": name, "key_hash": _key_hash(key), "created": int(time.time())})
         if not self._redis.set(self.keys(account_id).record, record, nx=True):
             raise NameRegistered("this name, or one that looks like it, is registered")
@@ -98,14 +118,47 @@ class AccountStore:
         return raw is not None and json.loads(raw)["name"] == name
 
     def cached(self, player_key: str) -> Account | None:
-        """The account of a player key this process has verified before (no I/O)."""
-        return self._resolved.get(player_key)
+        """The account of a player key this process has verified before (no I/O; it may
+        have been replaced since, for at most :data:`RECHECK_S`: fit to name a rate-limit
+        bucket, not to act -- :meth:`resolve` is for that)."""
+        known = self._resolved.get(player_key)
+        return None if known is None else known[0]
 
     def resolve(self, player_key: str) -> Account | None:
-        """The account ``player_key`` belongs to, or None (malformed, unknown, wrong secret)."""
+        """The account ``player_key`` belongs to, or None (malformed, unknown, wrong secret,
+        replaced). Read from Redis unless this process verified it in the last :data:`RECHECK_S`."""
         known = self._resolved.get(player_key)
-        if known is not None:
-            return known
+        if known is not None and self._clock() - known[1] < RECHECK_S:
+            return known[0]
+        read = self._read(player_key)
+        if read is None:
+            self._resolved.pop(player_key, None)
+            return None
+        account = read[0]
+        self._remember(player_key, account)
+        return account
+
+    def rotate(self, player_key: str) -> Registered:
+        """Replace ``player_key`` by a fresh key of the same account and answer it (shown
+        once, like the first). From then on the old key is refused by this process, and
+        by every other within :data:`RECHECK_S`; a stream it opened ends within the
+        server's stream bound. None of the account's games, seats or notices change.
+        Unauthenticated if the key fits no account any more (replaced meanwhile, by a
+        racing rotation too: of two rotations with one key, one wins)."""
+        read = self._read(player_key)
+        if read is None:
+            raise Unauthenticated("invalid player key")
+        account, raw = read
+        key = self._new_key(account.account_id)
+        record = {**json.loads(raw), "key_hash": _key_hash(key), "rotated": int(time.time())}
+        if not self._swap([self.keys(account.account_id).record], [raw, json.dumps(record)]):
+            raise Unauthenticated("invalid player key")
+        self._resolved.pop(player_key, None)
+        self._remember(key, account)
+        return Registered(account, key)
+
+    def _read(self, player_key: str) -> tuple[Account, bytes | str] | None:
+        """The account ``player_key`` fits now, and its record as read; None if none."""
         account_id, dot, secret = player_key.removeprefix(KEY_PREFIX).partition(".")
         if not dot or len(secret) < 20:
             return None
@@ -119,11 +172,16 @@ class AccountStore:
         record = json.loads(raw)
         if not hmac.compare_digest(_key_hash(player_key), record["key_hash"]):
             return None
-        account = Account(account_id, record["name"])
+        return Account(account_id, record["name"]), raw
+
+    def _remember(self, player_key: str, account: Account) -> None:
         if len(self._resolved) >= _KEPT:
             self._resolved.clear()
-        self._resolved[player_key] = account
-        return account
+        self._resolved[player_key] = (account, self._clock())
+
+    @staticmethod
+    def _new_key(account_id: str) -> str:
+        return f"{KEY_PREFIX}{account_id}.{secrets.token_urlsafe(32)}"
 
     def seated(self, account: Account, game_id: str) -> None:
         """Index ``game_id`` among the account's games (before the seat is appended, so

@@ -4,6 +4,10 @@
   of it, see ``events.accounts.names``) and answers the player key once (201, only
   its hash is stored, ``Cache-Control: no-store``). Charged to the client's creation
   limit like a game creation (429 ``create_rate_limited``); 409 ``name_registered``.
+- ``POST /v1/players/me/key``: a fresh player key for the caller's account, shown once
+  (201, ``no-store``); the key it was called with is refused from then on (within
+  ``service.accounts.store.RECHECK_S`` in other processes). For a key that leaked.
+  Charged to the client's creation limit.
 - ``GET /v1/players/me/games``: the caller's games newest first, a page at a time,
   each with its status, version and whether the caller is to move (from the last
   notice of the player stream; null until the projector has seen the game).
@@ -41,6 +45,20 @@ def register() -> Response:
     registered = accounts.register(name)
     document = {"name": registered.account.name, "player_key": registered.player_key}
     return json_response(document, 201, {**NO_STORE, "Location": "/v1/players/me/games"})
+
+
+@bp.post("/v1/players/me/key")
+def rotate_key() -> Response:
+    body.no_query()
+    auth.required_account()  # 401 for a key that fits no account, before anything is charged
+    ratelimit.charge(ratelimit.CREATE)  # a write, like a reissue
+    accounts = context.application().accounts
+    assert accounts is not None
+    token = auth.bearer_token()
+    assert token is not None  # required_account found a player key in it
+    rotated = accounts.rotate(token)
+    document = {"name": rotated.account.name, "player_key": rotated.player_key}
+    return json_response(document, 201, {**NO_STORE})
 
 
 @bp.get("/v1/players/me/games")

@@ -156,6 +156,13 @@ def test_an_account_through_the_client_joins_lists_and_takes_its_seat_back(
     assert again.legal()["you"] == 0
     ticket = client.player_stream_ticket(account["player_key"])
     assert ticket["seat"] is None and ticket["expires_in"] > 0
+    # The key leaked: replace it. The old one is refused at once by the process that
+    # replaced it (no retry of the rotation either), the new one acts for the account.
+    rotated = client.rotate_key(account["player_key"])
+    assert rotated["name"] == name and rotated["player_key"] != account["player_key"]
+    with pytest.raises(Unauthorized):
+        client.rotate_key(account["player_key"])
+    assert [g["game_id"] for g in client.my_games(rotated["player_key"])["games"]] == [game_id]
 
 
 def test_a_stale_command_is_resent_at_the_current_version_only_if_still_legal(

@@ -1,22 +1,25 @@
 """Accounts under attack on a live server: player keys act only for their own
 account's seats, made-up player keys get no rate-limit bucket of their own,
-registering names is limited per address, and one account's streams are capped."""
+registering names is limited per address, one account's streams are capped, and a
+replaced (leaked) player key stops working in every server process."""
 
 from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, ExitStack
 
 import redis
 import requests
-from support.http_games import HttpApi, create_game
+from support.http_games import HttpApi, create_game, play_randomly
 from support.live_server import LiveServer
 from support.security_games import problem
 
 from events.accounts.keys import AccountKeys
 from events.accounts.names import name_key
+from service.accounts.store import RECHECK_S
 
 ServerFactory = Callable[..., AbstractContextManager[LiveServer]]
 
@@ -166,3 +169,48 @@ def test_a_player_stream_ticket_opens_its_own_accounts_stream_once(secure_server
     assert json.loads(_first_notice(url, fresh))["for"] == "eve"
     anonymous = requests.post(f"{url}/v1/players/me/stream-tickets", timeout=10)
     assert (anonymous.status_code, problem(anonymous)["code"]) == (401, "player_key_required")
+
+
+def test_a_rotated_player_key_is_refused_by_every_process_and_the_new_one_acts(secure_server: LiveServer) -> None:
+    url = secure_server.url
+    name = "kay" + secrets.token_hex(3)
+    old = _register(url, name)
+    api = HttpApi(requests.Session(), url)
+    game_id = create_game(api, "schlitzohr", 2)
+    assert requests.post(f"{url}/v1/games/{game_id}/seats", json={}, headers=_auth(old), timeout=10).status_code == 201
+    guest = requests.post(f"{url}/v1/games/{game_id}/seats", json={"name": "g" + secrets.token_hex(3)}, timeout=10)
+    # A new connection per request, so that the server's processes verify (and keep) the old key.
+    for _ in range(12):
+        assert requests.get(f"{url}/v1/games/{game_id}", headers=_auth(old), timeout=10).status_code == 200
+
+    # The key is replaced through another server on the same store: processes that
+    # never saw the rotation must stop trusting the old key by themselves.
+    env = secure_server.env
+    other = LiveServer(env["TABLETOP_REDIS_URL"], env["TABLETOP_KEY_PREFIX"]).start()
+    try:
+        rotated = requests.post(f"{other.url}/v1/players/me/key", headers=_auth(old), timeout=10)
+        assert rotated.status_code == 201, rotated.text
+        assert rotated.headers["Cache-Control"] == "no-store"
+        new = rotated.json()["player_key"]
+        assert rotated.json()["name"] == name and new != old
+        again = requests.post(f"{other.url}/v1/players/me/key", headers=_auth(old), timeout=10)
+        assert (again.status_code, problem(again)["code"]) == (401, "unauthenticated")
+    finally:
+        other.stop()
+
+    time.sleep(RECHECK_S + 0.2)
+    refused = [
+        requests.request(method, url + path, headers=_auth(old), timeout=10)
+        for method, path in [("GET", f"/v1/games/{game_id}"), ("GET", "/v1/players/me/games")] * 8
+        + [("GET", "/v1/players/me/stream"), ("POST", "/v1/players/me/stream-tickets")] * 2
+    ]
+    assert {(r.status_code, problem(r)["code"]) for r in refused} == {(401, "unauthenticated")}
+    # The account is the same: its seat, its games, its name; the game plays on with the new key.
+    view = requests.get(f"{url}/v1/games/{game_id}", headers=_auth(new), timeout=10)
+    assert view.status_code == 200 and view.json()["you"] == 0
+    mine = requests.get(f"{url}/v1/players/me/games", headers=_auth(new), timeout=10).json()["games"]
+    assert [g["game_id"] for g in mine] == [game_id]
+    final = play_randomly(api, game_id, [new, guest.json()["token"]], b"rotated")
+    assert final["status"] == "finished"
+    taken = requests.post(f"{url}/v1/players", json={"name": name}, timeout=10)
+    assert (taken.status_code, problem(taken)["code"]) == (409, "name_registered")
