@@ -139,7 +139,8 @@ async def _long_poll(host: str, port: int, src: str, game_id: str, idle: Idle, s
 class IdleLoad:
     """Streams and long polls held open by an asyncio loop in a thread of its own."""
 
-    def __init__(self, url: str, games: list[str], streams: int, polls: int) -> None:
+    def __init__(self, url: str, games: list[tuple[str, int]], streams: int, polls: int) -> None:
+        """``games``: the idle games' ids and head versions."""
         host, _, port = url.removeprefix("http://").partition(":")
         self.address = (host, int(port))
         self.games, self.streams, self.polls = games, streams, polls
@@ -159,13 +160,13 @@ class IdleLoad:
         host, port = self.address
         tasks = []
         for i in range(self.streams):
-            game = self.games[i % len(self.games)]
-            path = f"/v1/games/{game}/events/stream?after=999999"
+            game, head = self.games[i % len(self.games)]
+            path = f"/v1/games/{game}/events/stream?after={head}"
             tasks.append(asyncio.create_task(_stream(host, port, source(i), path, self.idle, self._stop)))
             if i % 100 == 99:
                 await asyncio.sleep(0.05)  # a ramp, not a SYN flood
         for i in range(self.polls):
-            game = self.games[i % len(self.games)]
+            game = self.games[i % len(self.games)][0]
             src = source(self.streams + i)
             tasks.append(asyncio.create_task(_long_poll(host, port, src, game, self.idle, self._stop)))
             if i % 100 == 99:
@@ -351,7 +352,10 @@ def main(argv: list[str] | None = None) -> int:
         url, process = start_server(redis_server.url, args.workers, args.worker_class)
         try:
             with requests.Session() as session:
-                games = [_new_game(session, url)[0] for _ in range(args.games)]
+                ids = [_new_game(session, url)[0] for _ in range(args.games)]
+                # Each stream resumes at its game's head: idle until the game moves (a
+                # resume point beyond the head is refused, 422).
+                games = [(g, session.get(f"{url}/v1/games/{g}", timeout=30).json()["version"]) for g in ids]
             phase("warm-up", url, 40)
             quiet = phase("quiet", url, args.commands)
             load = IdleLoad(url, games, args.streams, args.long_polls)

@@ -121,6 +121,14 @@ class Table:
     def free_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s.free]
 
+    @property
+    def seats_settled(self) -> bool:
+        """Whether nobody can take another's seat any more: play has begun (running or
+        finished). Before that a seat can be left and taken by someone else, so its
+        private facts (an Abluxxen hand is dealt when the game is created) are shown to
+        nobody -- else one person could sit in every seat in turn and learn each hand."""
+        return self.status in (RUNNING, FINISHED)
+
     def bot_seats(self) -> dict[int, str]:
         return {i: s.bot for i, s in enumerate(self.seats) if s.bot is not None}
 

@@ -71,7 +71,8 @@ def is_player_key(token: str) -> bool:
     return token.startswith(KEY_PREFIX)
 
 
-def _key_hash(key: str) -> str:
+def key_hash(key: str) -> str:
+    """SHA-256 hex of a player key: what is stored of it."""
     return hashlib.sha256(key.encode()).hexdigest()
 
 
@@ -85,6 +86,8 @@ class AccountStore:
         self._swap = Script(client, _SWAP)
         self._resolved: dict[str, tuple[Account, float]] = {}
         """Player key -> its account and when this process last read that it holds it."""
+        self._confirmed: dict[tuple[str, str], tuple[Account, float]] = {}
+        """(account id, key hash) -> the account and when :meth:`fits` last read it."""
 
     def keys(self, account_id: str) -> AccountKeys:
         return AccountKeys.of(self._prefix, account_id)
@@ -100,7 +103,7 @@ class AccountStore:
             raise NameRegistered("this name, or one that looks like it, is registered")
         account_id = name_key(name)
         key = self._new_key(account_id)
-        record = json.dumps({"name": name, "key_hash": _key_hash(key), "created": int(time.time())})
+        record = json.dumps({"name": name, "key_hash": key_hash(key), "created": int(time.time())})
         if not self._redis.set(self.keys(account_id).record, record, nx=True):
             raise NameRegistered("this name, or one that looks like it, is registered")
         return Registered(Account(account_id, name), key)
@@ -138,6 +141,24 @@ class AccountStore:
         self._remember(player_key, account)
         return account
 
+    def fits(self, account_id: str, hashed_key: str) -> Account | None:
+        """The account if the player key whose SHA-256 is ``hashed_key`` is still its key
+        (for what a key opened and outlives the request: a stream, a ticket); None once
+        it was replaced. Read from Redis unless confirmed in the last :data:`RECHECK_S`."""
+        known = self._confirmed.get((account_id, hashed_key))
+        if known is not None and self._clock() - known[1] < RECHECK_S:
+            return known[0]
+        raw = self._redis.get(self.keys(account_id).record)
+        record = None if raw is None else json.loads(raw)
+        if record is None or not hmac.compare_digest(hashed_key, record["key_hash"]):
+            self._confirmed.pop((account_id, hashed_key), None)
+            return None
+        account = Account(account_id, record["name"])
+        if len(self._confirmed) >= _KEPT:
+            self._confirmed.clear()
+        self._confirmed[(account_id, hashed_key)] = (account, self._clock())
+        return account
+
     def rotate(self, player_key: str) -> Registered:
         """Replace ``player_key`` by a fresh key of the same account and answer it (shown
         once, like the first). From then on the old key is refused by this process, and
@@ -150,7 +171,7 @@ class AccountStore:
             raise Unauthenticated("invalid player key")
         account, raw = read
         key = self._new_key(account.account_id)
-        record = {**json.loads(raw), "key_hash": _key_hash(key), "rotated": int(time.time())}
+        record = {**json.loads(raw), "key_hash": key_hash(key), "rotated": int(time.time())}
         if not self._swap([self.keys(account.account_id).record], [raw, json.dumps(record)]):
             raise Unauthenticated("invalid player key")
         self._resolved.pop(player_key, None)
@@ -170,7 +191,7 @@ class AccountStore:
         if raw is None:
             return None
         record = json.loads(raw)
-        if not hmac.compare_digest(_key_hash(player_key), record["key_hash"]):
+        if not hmac.compare_digest(key_hash(player_key), record["key_hash"]):
             return None
         return Account(account_id, record["name"]), raw
 

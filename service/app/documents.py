@@ -106,7 +106,9 @@ def seats_json(table: Table) -> list[JSON]:
 
 
 def view_document(game_id: str, table: Table, seat: int | None) -> JSON:
-    """The view of ``seat`` (None = spectator) at the table's version."""
+    """The view of ``seat`` (None = spectator) at the table's version. Before play begins
+    ``state`` is the spectator's even for a seat (``you`` still names it): its holder
+    may still leave it to someone else (``Table.seats_settled``)."""
     game: Game[Any] = get_game(table.game)
     state = table.state
     result = game.result(state) if state is not None else None
@@ -125,7 +127,8 @@ def view_document(game_id: str, table: Table, seat: int | None) -> JSON:
         "seed": table.seed if table.status == FINISHED else None,
         "to_act": {str(s): list(kinds) for s, kinds in sorted(to_act.items())},
         "result": result.to_json() if result is not None else None,
-        "state": game.view(state, seat) if state is not None else None,
+        # A seat sees its private facts once seats are settled (Table.seats_settled).
+        "state": game.view(state, seat if table.seats_settled else None) if state is not None else None,
         "clock": clock_json(table),
         "deadlines": deadlines_json(table),
     }

@@ -11,7 +11,9 @@ Guarantees:
 - **Single-purpose**: a ticket names one game and one viewer (the seat it was issued
   for, or the admin). It is looked up only by the stream endpoint of that game; it is
   not shaped like a seat token (no ``<game>.<seat>.`` prefix) and is stored nowhere a
-  token is looked up, so it is never accepted as a bearer token.
+  token is looked up, so it is never accepted as a bearer token. A seat's ticket also
+  records its :class:`Holder` (the credential it was issued to), and opens the stream
+  only while that credential still holds the seat (``service.http.stream_access``).
 - **Single-use**: :meth:`StreamTickets.redeem` takes it with ``GETDEL`` -- atomic, so
   of two concurrent opens exactly one gets the viewer.
 - **Short-lived**: the key expires ``ttl_s`` (30) seconds after issue if unused.
@@ -35,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
 from events.model.redaction import ADMIN, Viewer
@@ -59,18 +62,21 @@ class StreamTickets:
         """Where ``ticket`` of ``game_id`` is kept: its hash under the game's hash tag."""
         return f"{self._prefix}ticket:{{{check_game_id(game_id)}}}:{_digest(ticket)}"
 
-    def issue(self, game_id: str, viewer: Viewer) -> str:
+    def issue(self, game_id: str, viewer: Viewer, holder: Holder | None = None) -> str:
         """A new ticket that opens ``game_id``'s stream once as ``viewer`` (a seat or
-        :data:`ADMIN`), valid for ``ttl_s`` seconds. ValueError for any other viewer:
-        spectators need none (the public stream is open)."""
+        :data:`ADMIN`), valid for ``ttl_s`` seconds; for a seat, ``holder`` is the
+        credential it was issued to (checked again when the ticket is redeemed: the seat
+        may have changed hands meanwhile). ValueError for any other viewer (spectators
+        need none: the public stream is open) or a seat without its holder."""
+        record: dict[str, Any]
         if viewer == ADMIN:
-            recorded: int | str = ADMIN_VIEWER
-        elif type(viewer) is int:
-            recorded = viewer
+            record = {"viewer": ADMIN_VIEWER}
+        elif type(viewer) is int and holder is not None:
+            record = {"viewer": viewer, "holder": holder.as_json()}
         else:
-            raise ValueError("tickets are issued for a seat or the admin only")
+            raise ValueError("tickets are issued for a seat (with its holder) or the admin only")
         ticket = secrets.token_urlsafe(TICKET_BYTES)
-        self._redis.set(self.key(game_id, ticket), json.dumps({"viewer": recorded}), ex=self.ttl_s)
+        self._redis.set(self.key(game_id, ticket), json.dumps(record), ex=self.ttl_s)
         return ticket
 
     def account_key(self, ticket: str) -> str:
@@ -90,14 +96,37 @@ class StreamTickets:
         raw = self._redis.getdel(self.account_key(ticket))
         return None if raw is None else str(json.loads(raw)["account"])
 
-    def redeem(self, game_id: str, ticket: str) -> Viewer | None:
-        """The viewer ``ticket`` was issued for, consuming it; None if it is unknown,
-        already used, expired, or for another game."""
+    def redeem(self, game_id: str, ticket: str) -> tuple[Viewer, Holder | None] | None:
+        """The viewer ``ticket`` was issued for and, for a seat, the holder it was issued
+        to, consuming it; None if it is unknown, already used, expired, or for another
+        game (or a seat's ticket issued before holders were recorded)."""
         raw = self._redis.getdel(self.key(game_id, ticket))
         if raw is None:
             return None
-        recorded = json.loads(raw)["viewer"]
-        return ADMIN if recorded == ADMIN_VIEWER else int(recorded)
+        record = json.loads(raw)
+        if record["viewer"] == ADMIN_VIEWER:
+            return ADMIN, None
+        if "holder" not in record:
+            return None
+        return int(record["viewer"]), Holder.from_json(record["holder"])
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    """Who a seat's ticket was issued to: the seat's token (``token_hash``: the seat's
+    stored token hash then) or a registered player (``account`` id and ``key_hash``,
+    SHA-256 of its player key then). Server values only, nothing a client chose."""
+
+    token_hash: str | None = None
+    account: str | None = None
+    key_hash: str | None = None
+
+    def as_json(self) -> dict[str, str | None]:
+        return {"token_hash": self.token_hash, "account": self.account, "key_hash": self.key_hash}
+
+    @classmethod
+    def from_json(cls, data: dict[str, str | None]) -> Holder:
+        return cls(data.get("token_hash"), data.get("account"), data.get("key_hash"))
 
 
 def _digest(ticket: str) -> str:

@@ -136,12 +136,14 @@ def required_account() -> Account:
 
 
 def history_viewer(game_id: str) -> Viewer:
-    """Whom to redact a history for: the admin sees everything, a seat its own part."""
+    """Whom to redact a history for: the admin sees everything, a seat its own part once
+    seats are settled (``Table.seats_settled``: before the start a seat shows what a
+    spectator sees); 401 for a bad token."""
     token = bearer_token()
     if is_admin(token):
         return ADMIN
-    seat = caller_seat(game_id)
-    return SPECTATOR if seat is None else seat
+    seat, table = caller_seat_and_table(game_id)
+    return seat if seat is not None and table is not None and table.seats_settled else SPECTATOR
 
 
 def client_address() -> str:

@@ -14,10 +14,11 @@ import re
 
 from flask import Blueprint, Response, request
 
-from service.http import auth, body, context, games, schemas, sse, tickets, waits
+from service.http import auth, body, context, games, schemas, sse, waits
 from service.http.live import Subscription
 from service.http.problems import Problem
 from service.http.responses import json_response
+from service.http.stream_access import stream_access
 
 _EVENT_ID = re.compile(r"[0-9]{1,18}")
 
@@ -43,11 +44,11 @@ def events(game_id: str) -> Response:
 def stream(game_id: str) -> Response:
     query = body.query(schemas.STREAM_QUERY)
     after = resume_point(query.get("after"))
-    viewer = tickets.stream_viewer(game_id, query.get("ticket"))
-    context.queries().view(game_id, None)  # 404 for an unknown game, before the stream starts
+    access = stream_access(game_id, query.get("ticket"))  # 404 for an unknown game, 401 ...
+    access.check_start(after)  # 422 beyond the head: see service.http.stream_access
     settings = context.settings()
     hold = waits.current()
-    client = waits.client_key(game_id, viewer)
+    client = waits.client_key(game_id, access.viewer if access.watch is None else access.watch.seat)
     hold.slots.acquire(client)  # 429 / 503 over a cap, before the stream starts
     following: Subscription | None = None
 
@@ -64,11 +65,12 @@ def stream(game_id: str) -> Response:
         text = sse.event_stream(
             context.services().store,
             game_id,
-            viewer,
+            access.viewer,
             after,
             settings.sse_max_s,
             settings.sse_heartbeat_s,
             wait=following.wait_entries if following is not None else None,
+            watch=access.watch,
         )
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         stream_body = waits.Held(text, release)

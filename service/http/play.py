@@ -55,7 +55,12 @@ def view(game_id: str) -> Response:
         after = document["version"] if after is None else after
         if wait > 0 and document["version"] <= after:
             _long_poll(game_id, seat, after, wait)
-            document = context.queries().view(game_id, seat)
+            # The caller is checked again: what ended the wait may be the very event that
+            # took this credential's seat away (left, its token reissued).
+            seat, table = auth.caller_seat_and_table(game_id)
+            if "seat" in query:
+                seat = _finished_seat(game_id, query["seat"], table)
+            document = context.queries().view(game_id, seat, table=table)
     return to_response(_conditional(http_request.environ, document))
 
 

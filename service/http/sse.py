@@ -36,12 +36,14 @@ either.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NamedTuple
 
+from engine.table import GAME_STARTED as PLAY_STARTED
+from engine.table import SEAT_LEFT, SEAT_TOKEN_REISSUED
 from events.model.envelope import Envelope
 from events.model.records import GAME_ENDED
-from events.model.redaction import Viewer, served_form
+from events.model.redaction import SPECTATOR, Viewer, served_form
 from events.redis_adapter.decode import Entry
 from events.redis_adapter.reader import RedisEventReader
 from service.app.documents import encode
@@ -62,11 +64,69 @@ FINAL_EVENT = "SeedRevealed"
 
 
 class Message(NamedTuple):
-    """One event as the stream sends it: its version, its type and its SSE text."""
+    """One event as the stream sends it: its version, its type and its SSE text; for an
+    event that changes who holds a seat (``SeatLeft``, ``SeatTokenReissued``) its seat."""
 
     version: int
     type: str
     text: str
+    seat: int | None = None
+
+
+SEAT_CHANGES = frozenset({SEAT_LEFT, SEAT_TOKEN_REISSUED})
+"""Event types after which a seat's stream may no longer be its holder's."""
+
+
+class SeatWatch:
+    """What a seat's stream may show as its events go by, and when it must end.
+
+    The stream was opened with a credential seen to hold ``seat`` at version
+    ``checked_at`` (the stream starts at or before it: ``service.http.stream_access``),
+    so every later event that changes the seat's holder passes through it, in order:
+
+    - until play begins (``PlayStarted``) the stream shows what a spectator sees: the
+      seat may still change hands (``Table.seats_settled``); from the next event on,
+      the seat's own;
+    - a later ``SeatLeft`` of the seat ends it (the next holder's facts are not its);
+    - with ``by_token`` (opened with the seat's token, or a ticket that token got) a
+      later ``SeatTokenReissued`` of the seat ends it: that token is void;
+    - ``still_valid`` (a player key, or a ticket it got: the key not replaced since)
+      is asked before each batch is sent; False ends the stream.
+
+    Each of these events is sent (all are public) and nothing after it."""
+
+    def __init__(
+        self,
+        seat: int,
+        checked_at: int,
+        settled: bool,
+        by_token: bool,
+        still_valid: Callable[[], bool] | None = None,
+    ) -> None:
+        self.seat = seat
+        self.checked_at = checked_at
+        self.settled = settled
+        self.by_token = by_token
+        self.still_valid = still_valid
+
+    @property
+    def viewer(self) -> Viewer:
+        return self.seat if self.settled else SPECTATOR
+
+    def cut(self, batch: list[Message]) -> tuple[list[Message], bool]:
+        """``batch`` up to and including the first event that changes what this stream
+        may show, and whether the stream ends after it."""
+        for i, message in enumerate(batch):
+            if message.version <= self.checked_at:
+                continue
+            if message.type == PLAY_STARTED and not self.settled:
+                self.settled = True
+                return batch[: i + 1], False
+            if message.seat == self.seat and (
+                message.type == SEAT_LEFT or (self.by_token and message.type == SEAT_TOKEN_REISSUED)
+            ):
+                return batch[: i + 1], True
+        return batch, False
 
 
 def _handed_over(
@@ -80,20 +140,22 @@ def _handed_over(
     stored = store.stored_of(entries)
     finished = ended or any(raw["type"] == GAME_ENDED for raw in stored)
     return [
-        _message(raw["version"], raw["type"], served_form(raw, viewer, finished)) for raw in stored
+        _message(raw["version"], raw["type"], served_form(raw, viewer, finished), raw["data"])
+        for raw in stored
     ]
 
 
 def _messages(batch: list[Envelope]) -> list[Message]:
     """Envelopes a read returned (already redacted for the stream's viewer) as messages."""
-    return [_message(e.version, e.type, e.to_json()) for e in batch]
+    return [_message(e.version, e.type, e.to_json(), e.data) for e in batch]
 
 
-def _message(version: int, type_: str, served: object) -> Message:
+def _message(version: int, type_: str, served: object, data: Mapping[str, Any]) -> Message:
     """One SSE message for the served form of an event: its JSON as every answer is
     written (``service.app.documents.encode``: compact, UTF-8 as is), which never holds a
-    raw newline."""
-    return Message(version, type_, f"id: {version}\nevent: {type_}\ndata: {encode(served)}\n\n")
+    raw newline. ``data``: the event's public data (for the seat of a seat change)."""
+    text = f"id: {version}\nevent: {type_}\ndata: {encode(served)}\n\n"
+    return Message(version, type_, text, data["seat"] if type_ in SEAT_CHANGES else None)
 
 
 def _ends(batch: list[Message]) -> bool:
@@ -109,10 +171,15 @@ def event_stream(
     heartbeat_s: float,
     clock: Callable[[], float] = time.monotonic,
     wait: Wait | None = None,
+    watch: SeatWatch | None = None,
 ) -> Iterator[str]:
     """The SSE text of ``game_id``'s events after version ``after`` for ``viewer``.
 
-    ``wait``: see :data:`Wait`; None: block in ``XREAD`` instead."""
+    ``wait``: see :data:`Wait`; None: block in ``XREAD`` instead. ``watch``: for a seat's
+    stream, what it may show as play begins and when it ends (:class:`SeatWatch`; its
+    viewer then replaces ``viewer``)."""
+    if watch is not None:
+        viewer = watch.viewer
     deadline = clock() + max_s
     yield f"retry: {RETRY_MS}\n\n"
     head = store.head(game_id)
@@ -141,14 +208,23 @@ def event_stream(
         if not batch:
             yield ": heartbeat\n\n"
             continue
-        ended = ended or _ends(batch)
+        stop = False
         # Only a full batch may leave more behind; after a shorter one the hub says
         # when there is more (it reads from ``after``), which spares an empty read per batch.
         read = len(batch) >= BATCH
+        if watch is not None:
+            if watch.still_valid is not None and not watch.still_valid():
+                return
+            whole = len(batch)
+            batch, stop = watch.cut(batch)
+            # Cut short, or now shown as the seat: what follows is read again, as it may be seen.
+            read = read or len(batch) < whole
+            viewer = watch.viewer
+        ended = ended or _ends(batch)
         # Few chunks per batch: the server writes each chunk with its own send.
         yield from _chunks(message.text for message in batch)
         after = batch[-1].version
-        if batch[-1].type == FINAL_EVENT:
+        if stop or batch[-1].type == FINAL_EVENT:
             return
 
 

@@ -7,10 +7,11 @@
   (``TABLETOP_STREAM_TICKET_LIMIT_PER_MINUTE`` per address; 429 ``ticket_rate_limited``),
   so issuing tickets cannot fill Redis: at most that many live tickets per address,
   each gone after ``TABLETOP_STREAM_TICKET_TTL_S`` seconds.
-- ``GET /v1/games/{id}/events/stream?ticket=<t>``: :func:`stream_viewer` redeems the
-  ticket (once; see :mod:`service.app.stream_tickets`) and the stream runs as the viewer
-  it was issued for. An unknown, spent, expired or other game's ticket is 401
-  ``invalid_ticket``, one answer for all. A ticket together with an ``Authorization``
+- ``GET /v1/games/{id}/events/stream?ticket=<t>``: ``service.http.stream_access``
+  redeems the ticket (once; see :mod:`service.app.stream_tickets`) and the stream runs
+  as the viewer it was issued for, if the credential it was issued to still holds its
+  seat. An unknown, spent, expired or other game's ticket, or one whose credential no
+  longer holds the seat, is 401 ``invalid_ticket``, one answer for all. A ticket together with an ``Authorization``
   header is 400 ``invalid_parameter`` (one credential per request, never a guess which
   one wins).
 
@@ -22,9 +23,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Flask, Response, request
 
-from events.model.redaction import ADMIN, Viewer
+from engine.table import Table
+from events.model.redaction import ADMIN
+from service.accounts.store import is_player_key, key_hash
 from service.app.errors import Unauthenticated
-from service.app.stream_tickets import StreamTickets
+from service.app.stream_tickets import Holder, StreamTickets
 from service.bootstrap import Services
 from service.http import auth, body, context, games, ratelimit
 from service.http.problems import Problem
@@ -68,16 +71,25 @@ def issue(game_id: str) -> Response:
     ratelimit.charge(ratelimit.TICKET)
     app = context.application()
     table = app.tables.load(game_id)  # 404 for an unknown game
-    viewer: Viewer
+    tickets = tickets_store()
     seat: int | None = None
     if auth.is_admin(token):
-        viewer = ADMIN
+        ticket = tickets.issue(game_id, ADMIN)
     else:
-        viewer = seat = app.authenticate(table, game_id, token)  # 401 unless it holds a seat
-    tickets = tickets_store()
-    ticket = tickets.issue(game_id, viewer)
+        seat = app.authenticate(table, game_id, token)  # 401 unless it holds a seat
+        ticket = tickets.issue(game_id, seat, _holder(table, seat, token))
     document = {"ticket": ticket, "seat": seat, "expires_in": tickets.ttl_s}
     return json_response(document, 201, {"Cache-Control": "no-store"})
+
+
+def _holder(table: Table, seat: int, token: str) -> Holder:
+    """The :class:`Holder` a ticket records for ``token``, which holds ``seat`` at ``table``."""
+    if is_player_key(token):
+        accounts = context.application().accounts
+        resolved = None if accounts is None else accounts.resolve(token)
+        assert resolved is not None  # the token was just seen to hold the seat
+        return Holder(account=resolved.account_id, key_hash=key_hash(token))
+    return Holder(token_hash=table.seats[seat].token_hash)
 
 
 def checked_ticket(ticket: str) -> str:
@@ -119,12 +131,3 @@ def account_of_ticket(ticket: str) -> str:
     return account_id
 
 
-def stream_viewer(game_id: str, ticket: str | None) -> Viewer:
-    """Whom the stream of ``game_id`` is for: the ticket's viewer (consuming it) when a
-    ticket is given, else the caller's credentials (``auth.history_viewer``)."""
-    if ticket is None:
-        return auth.history_viewer(game_id)
-    viewer = tickets_store().redeem(game_id, checked_ticket(ticket))
-    if viewer is None:
-        raise invalid_ticket("/v1/games/{game_id}/stream-tickets")
-    return viewer

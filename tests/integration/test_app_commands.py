@@ -61,7 +61,8 @@ def test_lobby_starts_the_game_when_full_and_checks_tokens(app: Application) -> 
     game_id = created["game_id"]
     assert created["status"] == "open" and created["seats"][1]["bot"] == "random"
     first = app.join(game_id, "ada")
-    assert first.seat == 0 and first.view["state"]["hand"]  # her own hand, only to her
+    # Dealt, but shown to nobody while her seat may still change hands.
+    assert first.seat == 0 and first.view["state"]["hand"] is None
     with pytest.raises(RuleViolation) as err:
         app.join(game_id, "ada")
     assert err.value.code == "name_taken"
@@ -70,6 +71,7 @@ def test_lobby_starts_the_game_when_full_and_checks_tokens(app: Application) -> 
     assert err.value.code == "game_not_started"
     second = app.join(game_id, "bob")
     assert second.seat == 2 and app.queries.view(game_id, None)["status"] == "running"
+    assert second.view["state"]["hand"] and app.queries.view(game_id, 0)["state"]["hand"]  # play began
     with pytest.raises(Unauthenticated):
         app.submit(game_id, first.token[:-2] + "xx", {"kind": "pass"}, 1)
     with pytest.raises(Unauthenticated):

@@ -74,7 +74,9 @@ def test_lobby_seats_bots_at_once_and_starts_when_full(api: FlaskApi) -> None:
     assert (
         ada.status == 201 and ada.body["seat"] == 0 and ada.headers["Cache-Control"] == "no-store"
     )
-    assert ada.body["view"]["state"]["hand"]  # her own hand, only to her
+    # Her seat's hand is dealt, but shown to nobody while the seat may change hands
+    # (she leaves it to cy below): tests/security/test_seat_changes.py.
+    assert ada.body["view"]["state"]["hand"] is None and ada.body["view"]["you"] == 0
     left = api.call("DELETE", f"/v1/games/{game_id}/seats/0", token=ada.body["token"])
     assert left.status == 200 and left.body["seats"][0]["name"] is None
     assert (
@@ -85,6 +87,7 @@ def test_lobby_seats_bots_at_once_and_starts_when_full(api: FlaskApi) -> None:
     assert (bob.body["seat"], cy.body["seat"]) == (2, 0)
     view = api.call("GET", f"/v1/games/{game_id}").body
     assert view["status"] == "running" and view["to_act"] == {"0": ["play"]}
+    assert cy.body["view"]["state"]["hand"]  # the start: cy's own hand, only to cy
 
 
 def test_a_game_whose_bot_must_act_waits_for_it(api: FlaskApi) -> None:
