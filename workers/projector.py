@@ -41,6 +41,7 @@ from typing import Any
 
 import redis
 
+from events.accounts import reservations
 from events.archive.lazy import LazyArchive
 from events.projections.model import UnprojectableGame
 from events.projections.reconcile import known_games, lagging_games
@@ -154,6 +155,7 @@ class Projector:
 
     def _housekeeping(self) -> None:
         backfill_account_totals(self.updater, self._history)  # once per store: at once after
+        reservations.backfill(self.updater.models.client, self.updater.models.keys.prefix)  # once per store too
         self.reconcile()
         self.feed.prune(PRUNE_IDLE_MS)
 

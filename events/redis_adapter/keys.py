@@ -137,8 +137,15 @@ name's confusable skeleton (``events/accounts/names.py``): no client-chosen text
 enters a key, and all keys of one account share its slot.
 
 ``<p>account:{<id>}`` -- string
-    JSON ``{"name", "key_hash", "created"}``: the registered name and the SHA-256 of its
-    player key. SET NX at registration, never changed.
+    JSON ``{"name", "key_hash", "created"}`` (and ``"rotated"`` once the key was
+    replaced): the registered name and the SHA-256 of its player key. SET NX at
+    registration; replaced only by a key rotation (compare-and-set).
+``<p>name:{<key>}`` -- string
+    The account id that reserved look-alike key ``<key>`` of its name
+    (``events/accounts/reservations.py``); ``<p>accounts:reservations`` marks that the
+    accounts from before reservations were reserved.
+``<p>accounts:registering`` -- string, ``PX 5000``
+    The registrations' turn: the token of the registration that holds it.
 ``<p>account:{<id>}:games`` -- sorted set
     Game id -> µs time the account took its seat there (written before the seat's append).
 ``<p>account:{<id>}:notices`` -- stream, ``MAXLEN ~ 10000``

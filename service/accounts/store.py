@@ -22,15 +22,17 @@ import hmac
 import json
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from events.accounts import reservations
 from events.accounts.keys import AccountKeys
-from events.accounts.names import lookalike_keys, name_key
+from events.accounts.names import name_key
 from events.redis_adapter.scripts import Script
 from service.app.bot_seats import refuse_bot_seat_name
-from service.app.errors import NameRegistered, Unauthenticated
+from service.app.errors import NameRegistered, ServerBusy, Unauthenticated
 
 KEY_PREFIX = "pk_"
 _KEPT = 10_000
@@ -39,6 +41,19 @@ _KEPT = 10_000
 RECHECK_S = 1.0
 """How long a process trusts a player key it verified before it reads the account again:
 the most time a replaced key keeps working in another process."""
+
+TURN_TTL_MS = 5_000
+"""How long the registrations' turn outlives a holder that died with it."""
+
+TURN_WAIT_S = 2.0
+"""How long a registration waits for its turn before it is refused (503 ``server_busy``)."""
+
+_RELEASE = """
+-- Give the registrations' turn back, only if this call still holds it.
+-- KEYS[1] = the turn key; ARGV[1] = the holder's token.
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 
 _SWAP = """
 -- Replace an account record only if it is still the one the caller read (a
@@ -84,6 +99,8 @@ class AccountStore:
         self._prefix = prefix
         self._clock = clock
         self._swap = Script(client, _SWAP)
+        self._release = Script(client, _RELEASE)
+        self._turn_key = f"{prefix}accounts:registering"
         self._resolved: dict[str, tuple[Account, float]] = {}
         """Player key -> its account and when this process last read that it holds it."""
         self._confirmed: dict[tuple[str, str], tuple[Account, float]] = {}
@@ -95,25 +112,49 @@ class AccountStore:
     def register(self, name: str) -> Registered:
         """Reserve ``name`` (already checked by ``engine.table.player_name``) and answer its
         player key; NameRegistered if it or a look-alike is taken, NameReserved if it is
-        or looks like a bot seat's name (``service.app.bot_seats``). The SET NX on the name
-        key makes two registrations of one key race safely; two *different* look-alike
-        keys registered in the same instant could both pass (documented)."""
+        or looks like a bot seat's name (``service.app.bot_seats``), ServerBusy if the
+        registrations' turn (:meth:`_in_turn`) did not come within ``TURN_WAIT_S``.
+
+        Two look-alikes may have different keys (``PayPaI`` and ``paypal``), so the SET NX
+        on the new name's key alone cannot order them: registrations take turns, and the
+        look-alike check and the writes (its reservations, then its record) happen within
+        one turn."""
         refuse_bot_seat_name(name)
-        if self.reserved(name):
-            raise NameRegistered("this name, or one that looks like it, is registered")
         account_id = name_key(name)
         key = self._new_key(account_id)
         record = json.dumps({"name": name, "key_hash": key_hash(key), "created": int(time.time())})
-        if not self._redis.set(self.keys(account_id).record, record, nx=True):
-            raise NameRegistered("this name, or one that looks like it, is registered")
+        with self._in_turn():
+            if self.reserved(name):
+                raise NameRegistered("this name, or one that looks like it, is registered")
+            # Reserved first: a crash before the record leaves a reservation that counts
+            # for nothing (its account does not exist), never an account unreserved.
+            reservations.reserve(self._redis, self._prefix, account_id, name)
+            if not self._redis.set(self.keys(account_id).record, record, nx=True):
+                raise NameRegistered("this name, or one that looks like it, is registered")
         return Registered(Account(account_id, name), key)
 
+    @contextmanager
+    def _in_turn(self) -> Iterator[None]:
+        """Hold the registrations' turn: a key (``<p>accounts:registering``) set NX with a
+        token of this call's, deleted only by its holder (compare-and-delete), expiring
+        after ``TURN_TTL_MS`` if its holder dies. A turn lasts two round trips, and names
+        are registered by people, rarely: waiting is short and being refused (ServerBusy
+        after ``TURN_WAIT_S``) rarer still."""
+        token = secrets.token_hex(16)
+        deadline = self._clock() + TURN_WAIT_S
+        while not self._redis.set(self._turn_key, token, nx=True, px=TURN_TTL_MS):
+            if self._clock() > deadline:
+                raise ServerBusy("registrations are busy; try again in a moment")
+            time.sleep(0.005)
+        try:
+            yield
+        finally:
+            self._release([self._turn_key], [token])
+
     def reserved(self, name: str) -> bool:
-        """Whether ``name`` or a confusable spelling of it is registered (one round trip)."""
-        pipe = self._redis.pipeline(transaction=False)
-        for account_id in lookalike_keys(name):
-            pipe.exists(self.keys(account_id).record)
-        return any(pipe.execute())
+        """Whether ``name`` or a confusable spelling of it is registered, whichever was
+        registered first (``events.accounts.reservations``; one round trip, or two)."""
+        return reservations.taken(self._redis, self._prefix, name)
 
     def is_registered(self, name: str) -> bool:
         """Whether ``name``, spelled exactly so, is a registered player's name."""

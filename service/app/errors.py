@@ -81,6 +81,14 @@ class NameRegistered(AppError):
     code = "name_registered"
 
 
+class ServerBusy(AppError):
+    """Work that must wait its turn could not get it in time (503, ``Retry-After``):
+    e.g. registrations, which take turns (``service.accounts.store``)."""
+
+    code = "server_busy"
+    retry_after_s = 1
+
+
 class NameReserved(AppError):
     """A guest asking for a seat under a registered name or a look-alike of one (409)."""
 

@@ -63,7 +63,7 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "store_full": ((503,), "the event store is full and refuses writes"),
     "store_unwritable": ((503,), "the event store cannot persist writes now (a full or failing disk, a replica); nothing was written"),
     "not_ready": ((503,), "readiness: Redis does not answer a PING within 2 s (down, hung, loading, or refusing it while it cannot persist)"),
-    "server_busy": ((503,), "the server holds as many streams and long polls as it may"),
+    "server_busy": ((503,), "the server holds as many streams and long polls as it may, or registrations are busy"),
 }
 """Codes of the HTTP and application layers: statuses and what they mean."""
 

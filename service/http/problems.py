@@ -51,6 +51,7 @@ STATUS_OF: Mapping[type[app_errors.AppError], int] = {
     app_errors.NameRequired: 422,
     app_errors.NotSeated: 403,
     app_errors.NotAPlayer: 401,
+    app_errors.ServerBusy: 503,
 }
 """HTTP status of each application error (anything else derived from AppError: 400)."""
 
@@ -120,7 +121,7 @@ def _app_error(error: app_errors.AppError) -> Response:
     extra: dict[str, Any] = {}
     if isinstance(error, (app_errors.Unauthenticated, app_errors.NotAPlayer)):
         headers["WWW-Authenticate"] = 'Bearer realm="tabletop"'
-    if isinstance(error, app_errors.TooManyOpenGames):
+    if isinstance(error, (app_errors.TooManyOpenGames, app_errors.ServerBusy)):
         headers["Retry-After"] = str(error.retry_after_s)
     if isinstance(error, app_errors.StaleVersion):
         metrics.CONFLICTS.inc()

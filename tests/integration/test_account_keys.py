@@ -1,17 +1,25 @@
-"""Player keys replaced on a real Redis: two stores stand for two server processes
-sharing one Redis, each with its own clock, so the bound on how long a replaced key
-keeps working elsewhere (``RECHECK_S``) is checked exactly, without sleeping."""
+"""Accounts on a real Redis, several stores standing for several server processes:
+player keys replaced (each store with its own clock, so the bound on how long a
+replaced key keeps working elsewhere, ``RECHECK_S``, is checked exactly, without
+sleeping), and look-alike names registered at the same instant."""
 
 from __future__ import annotations
 
+import json
 import secrets
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
 
-from service.accounts.store import RECHECK_S, AccountStore
-from service.app.errors import Unauthenticated
+from events.accounts import reservations
+from events.accounts.keys import AccountKeys
+from events.accounts.names import lookalike_keys, name_key
+from service.accounts.store import RECHECK_S, TURN_TTL_MS, TURN_WAIT_S, AccountStore
+from service.app.errors import NameRegistered, ServerBusy, Unauthenticated
+from workers.projector import Projector
 
 
 class Clock:
@@ -74,3 +82,96 @@ def test_a_rotation_keeps_the_name_and_its_reservation(redis_client: redis.Redis
     key = store.register(name).player_key
     store.rotate(key)
     assert store.is_registered(name) and store.reserved(name.upper())
+
+
+class SlowStore(AccountStore):
+    """A store whose process pauses between the look-alike check and the write: the
+    window in which two registrations of different look-alike keys used to both pass."""
+
+    def __init__(self, client: redis.Redis, prefix: str, pause: threading.Event) -> None:
+        super().__init__(client, prefix)
+        self._pause = pause
+
+    def reserved(self, name: str) -> bool:
+        taken = super().reserved(name)
+        self._pause.wait(2)
+        return taken
+
+
+def test_two_look_alikes_registered_at_once_cannot_both_pass(redis_client: redis.Redis, key_prefix: str) -> None:
+    # "PayPaI" (capital I) and "paypal" are one name to a reader, under two keys: the
+    # capital I is caught by the skeleton taken before the case fold (names.lookalike_keys).
+    stem = secrets.token_hex(3)
+    names = [f"{stem}PayPaI", f"{stem}paypal"]
+    assert len({name_key(n) for n in names}) == 2 and name_key(names[1]) in lookalike_keys(names[0])
+    go = threading.Event()
+    stores = [SlowStore(redis_client, key_prefix, go) for _ in names]
+
+    def register(i: int) -> str:
+        try:
+            stores[i].register(names[i])
+            return "registered"
+        except NameRegistered:
+            return "refused"
+
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(register, 0)
+        time.sleep(0.3)  # the first has checked and is paused before its write
+        second = pool.submit(register, 1)
+        time.sleep(0.3)
+        go.set()
+        outcomes = sorted([first.result(10), second.result(10)])
+    assert outcomes == ["refused", "registered"]
+
+
+def test_a_look_alike_is_refused_whichever_of_the_two_came_first(redis_client: redis.Redis, key_prefix: str) -> None:
+    store = AccountStore(redis_client, key_prefix)
+    stem = secrets.token_hex(3)
+    store.register(f"{stem}PayPaI")  # under the key of "...paypai"; reserves "...paypal"'s too
+    with pytest.raises(NameRegistered):
+        store.register(f"{stem}paypal")
+    assert store.reserved(f"{stem}PAYPAL")  # a guest may not sit under it either
+
+
+def test_accounts_from_before_reservations_are_reserved_once_by_the_backfill(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    stem = secrets.token_hex(3)
+    old_name = f"{stem}PayPaI"
+    # An account as registrations wrote it before reservations: its record only.
+    key = name_key(old_name)
+    record = json.dumps({"name": old_name, "key_hash": "0" * 64, "created": 0})
+    redis_client.set(AccountKeys.of(key_prefix, key).record, record)
+    store = AccountStore(redis_client, key_prefix)
+    assert not store.reserved(f"{stem}paypal")  # the one-sided check of old
+    # The projector's housekeeping runs it (its first pass, at start).
+    Projector(redis_client, key_prefix, shards=1, consumer="p")._housekeeping()
+    assert store.reserved(f"{stem}paypal")
+    assert reservations.backfill(redis_client, key_prefix) == 0  # done once
+
+
+def test_a_reservation_whose_account_was_never_written_counts_for_nothing(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    name = "orphan" + secrets.token_hex(3)
+    # A registration that died between its reservations and its record.
+    reservations.reserve(redis_client, key_prefix, name_key(name), name)
+    store = AccountStore(redis_client, key_prefix)
+    assert not store.reserved(name)
+    assert store.register(name).account.name == name
+
+
+def test_a_registration_that_cannot_get_its_turn_is_refused_as_busy(redis_client: redis.Redis, key_prefix: str) -> None:
+    store = AccountStore(redis_client, key_prefix)
+    turn = f"{key_prefix}accounts:registering"
+    redis_client.set(turn, "held by a stuck process", px=TURN_TTL_MS)
+    name = "late" + secrets.token_hex(3)
+    started = time.monotonic()
+    with pytest.raises(ServerBusy):
+        store.register(name)
+    assert TURN_WAIT_S <= time.monotonic() - started < TURN_WAIT_S + 1
+    assert not store.reserved(name)  # nothing written
+    assert 0 < redis_client.pttl(turn) <= TURN_TTL_MS  # a dead holder's turn expires by itself
+    redis_client.delete(turn)
+    assert store.register(name).account.name == name
+    assert not redis_client.exists(turn)  # given back
