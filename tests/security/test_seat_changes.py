@@ -221,3 +221,22 @@ def test_a_stream_cannot_start_beyond_the_games_last_event(server: LiveServer) -
         assert (reply.status_code, body["code"], body["details"]["head"]) == (422, "version_out_of_range", head)
     with requests.get(stream, params={"after": head}, stream=True, timeout=10) as ok:
         assert ok.status_code == 200
+
+
+def test_a_player_keys_ticket_and_stream_end_with_its_key_or_its_seat(server: LiveServer) -> None:
+    url = server.url
+    key = requests.post(f"{url}/v1/players", json={"name": "lu" + secrets.token_hex(3)}, timeout=10).json()["player_key"]
+    game_id = _abluxxen(url)
+    joined = _join(url, game_id, key=key)
+    ticket = _ticket(url, game_id, key)
+    rotated = requests.post(f"{url}/v1/players/me/key", headers=_auth(key), timeout=10)
+    assert rotated.status_code == 201
+    time.sleep(RECHECK_S + 0.2)
+    refused = requests.get(f"{url}/v1/games/{game_id}/events/stream", params={"ticket": ticket}, timeout=10)
+    assert (refused.status_code, problem(refused)["code"]) == (401, "invalid_ticket")
+    # The new key's stream ends right after its account leaves the seat.
+    new = rotated.json()["player_key"]
+    stream = Listener(f"{url}/v1/games/{game_id}/events/stream", headers=_auth(new))
+    stream.caught_up(joined["view"]["version"])
+    assert requests.delete(f"{url}/v1/games/{game_id}/seats/0", headers=_auth(new), timeout=10).status_code == 200
+    assert stream.ended.wait(5) and stream.events[-1]["type"] == "SeatLeft"
