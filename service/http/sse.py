@@ -113,6 +113,13 @@ class SeatWatch:
     def viewer(self) -> Viewer:
         return self.seat if self.settled else SPECTATOR
 
+    def admit(self, batch: list[Message]) -> tuple[list[Message], bool] | None:
+        """What of ``batch`` the stream may send (:meth:`cut`), or None: ``still_valid``
+        says its credential is gone, and the stream ends without sending it."""
+        if self.still_valid is not None and not self.still_valid():
+            return None
+        return self.cut(batch)
+
     def cut(self, batch: list[Message]) -> tuple[list[Message], bool]:
         """``batch`` up to and including the first event that changes what this stream
         may show, and whether the stream ends after it."""
@@ -213,13 +220,12 @@ def event_stream(
         # when there is more (it reads from ``after``), which spares an empty read per batch.
         read = len(batch) >= BATCH
         if watch is not None:
-            if watch.still_valid is not None and not watch.still_valid():
-                return
-            whole = len(batch)
-            batch, stop = watch.cut(batch)
+            admitted = watch.admit(batch)
+            if admitted is None:
+                return  # its player key was replaced
             # Cut short, or now shown as the seat: what follows is read again, as it may be seen.
-            read = read or len(batch) < whole
-            viewer = watch.viewer
+            read = read or len(admitted[0]) < len(batch)
+            (batch, stop), viewer = admitted, watch.viewer
         ended = ended or _ends(batch)
         # Few chunks per batch: the server writes each chunk with its own send.
         yield from _chunks(message.text for message in batch)

@@ -36,3 +36,12 @@ def test_changes_up_to_the_checked_version_are_history_not_news() -> None:
     watch = SeatWatch(0, checked_at=10, settled=True, by_token=True)
     batch = [_m(2, "SeatLeft", 0), _m(3, "SeatTaken"), _m(6, "PlayStarted"), _m(8, "SeatTokenReissued", 0)]
     assert watch.cut(batch) == (batch, False)
+
+
+def test_a_credential_found_gone_sends_nothing_more() -> None:
+    valid = [True]
+    watch = SeatWatch(0, 1, True, by_token=False, still_valid=lambda: valid[0])
+    batch = [_m(2, "SetPlayed"), _m(3, "CardDrawn")]
+    assert watch.admit(batch) == (batch, False)
+    valid[0] = False
+    assert watch.admit(batch) is None
