@@ -87,7 +87,8 @@ def _holder(table: Table, seat: int, token: str) -> Holder:
     if is_player_key(token):
         accounts = context.application().accounts
         resolved = None if accounts is None else accounts.resolve(token)
-        assert resolved is not None  # the token was just seen to hold the seat
+        if resolved is None:  # replaced in the instant since it was checked
+            raise Unauthenticated("invalid player key")
         return Holder(account=resolved.account_id, key_hash=key_hash(token))
     return Holder(token_hash=table.seats[seat].token_hash)
 
