@@ -360,7 +360,7 @@ class Application:
         if key is not None:
             key = retries.scoped_key(actor, key)
         if key is not None and table.version != expected:
-            earlier = self._recall(game_id, key, actor, command, seat)
+            earlier = self._recall(game_id, key, actor, command, identify)
             if earlier is not None:
                 return earlier
         if table.version != expected:
@@ -382,7 +382,7 @@ class Application:
         except RuleViolation:
             # A retry naming the version its first call produced (e.g. the move that ended
             # the game): answer the first outcome, not a verdict on the position it made.
-            earlier = self._recall(game_id, key, actor, command, seat) if key is not None else None
+            earlier = self._recall(game_id, key, actor, command, identify) if key is not None else None
             if earlier is not None:
                 return earlier
             # The table may come from this process's cache while the game has moved on;
@@ -403,6 +403,7 @@ class Application:
         except IdempotencyKeyReused:
             raise IdempotencyMismatch("this idempotency key was used for another command") from None
         if result.duplicate:
+            seat = self._holder_now(game_id, identify)
             return Outcome(retries.replay_outcome(self.store, game_id, result, seat))
         if after.clock is not None and result.time:
             after = self._fold(table, events, result.time)  # the clock runs on the stored time
@@ -501,9 +502,12 @@ class Application:
             pass  # another process revealed it first
         self.tables.load(game_id)  # with SeedRevealed
 
-    def _recall(self, game_id: str, key: str, actor: JSON, command: Any, seat: int) -> Outcome | None:
+    def _recall(
+        self, game_id: str, key: str, actor: JSON, command: Any, identify: Callable[[Table], tuple[int, JSON]]
+    ) -> Outcome | None:
         """The outcome of an earlier call with the (scoped) ``key``, if there was one,
-        rebuilt as ``seat`` saw it. IdempotencyMismatch if the key came with another command."""
+        rebuilt as its seat saw it, for a caller that holds the seat now
+        (:meth:`_holder_now`). IdempotencyMismatch if the key came with another command."""
         try:
             earlier = self.store.recall(
                 game_id, key, actor, dict(command) if isinstance(command, Mapping) else None
@@ -512,7 +516,17 @@ class Application:
             raise IdempotencyMismatch("this idempotency key was used for another command") from None
         if earlier is None:
             return None
+        seat = self._holder_now(game_id, identify)
         return Outcome(retries.replay_outcome(self.store, game_id, earlier, seat))
+
+    def _holder_now(self, game_id: str, identify: Callable[[Table], tuple[int, JSON]]) -> int:
+        """The seat ``identify`` names on the game's *current* table. An answer served from
+        the past (a retry's) goes only to a caller that holds its seat now: idempotency
+        keys are scoped by seat, not by token, and this process's cached table -- on which
+        the caller was first checked -- may predate the seat's token being reissued; a
+        new decision is safe on a stale table (its append would be refused), a replay is
+        not. Unauthenticated (or what ``identify`` raises) otherwise. One load, on retries only."""
+        return identify(self.tables.load(game_id))[0]
 
 
 def new_game_id() -> str:

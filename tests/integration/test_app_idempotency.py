@@ -4,6 +4,7 @@ retry's answer rebuilt byte for byte from the stored events (``service.app.retri
 from __future__ import annotations
 
 import json
+import secrets
 
 import pytest
 import redis
@@ -12,8 +13,9 @@ from engine.registry import game_names, get_game
 from engine.rng import SeededRandom
 from events.redis_adapter.keys import GameKeys
 from events.redis_adapter.store import RedisEventStore
+from service.accounts.store import AccountStore
 from service.app.application import Application
-from service.app.errors import IdempotencyMismatch, StaleVersion
+from service.app.errors import IdempotencyMismatch, StaleVersion, Unauthenticated
 
 
 def new_app(client: redis.Redis, prefix: str) -> Application:
@@ -124,3 +126,31 @@ def test_a_record_of_the_old_format_still_answers(
     redis_client.hset(idem, field, json.dumps({**record, "response": json.dumps(stored)}))
     again = new_app(redis_client, key_prefix).submit_outcome(game_id, tokens[seat], command, view["version"], "old")
     assert again.document == stored
+
+
+def test_a_taken_back_token_replays_nothing_of_the_seats_new_holder_in_a_stale_process(
+    redis_client: redis.Redis, key_prefix: str
+) -> None:
+    """Two processes; "there" holds the table from before the seat's token was reissued.
+    The old token, sent there with a key the new holder used since (keys are scoped by
+    seat, not by token), must not get the new holder's answer -- its view, its hand."""
+
+    def process() -> Application:
+        store = RedisEventStore(redis_client, prefix=key_prefix)
+        return Application(store, snapshot_every=25, accounts=AccountStore(redis_client, key_prefix))
+
+    here, there = process(), process()
+    assert here.accounts is not None
+    account = here.accounts.register("ada" + secrets.token_hex(3)).account
+    game_id = here.create_game("abluxxen", {}, [None, None])["game_id"]
+    old = here.join(game_id, None, account=account).token
+    here.join(game_id, "guest")
+    stale = there.tables.load(game_id)  # "there" caches the running table
+    new = here.reissue_token(game_id, account, 0).token
+    legal = here.queries.legal(game_id, 0)
+    command, version = legal["commands"][0], legal["version"]
+    here.submit_outcome(game_id, new, command, version, "move-1")
+    assert stale.version < version
+    for expected in (stale.version, version, version + 1):
+        with pytest.raises(Unauthenticated):
+            there.submit_outcome(game_id, old, command, expected, "move-1")
