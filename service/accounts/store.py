@@ -10,9 +10,14 @@ Resolving a key costs one GET the first time a process sees it; the answer is ke
 for :data:`RECHECK_S`, then read again, so acting with a key costs no round trip
 beyond what a seat token costs (one GET a second per key and process at most). A key
 can be replaced (:meth:`AccountStore.rotate`): the old one is refused at once by the
-process that replaced it and within :data:`RECHECK_S` by every other. Failure modes:
-``redis.RedisError`` when Redis is down (the HTTP layer answers 503);
-:class:`NameRegistered` when a name or a confusable spelling of it is taken.
+process that replaced it and within :data:`RECHECK_S` by every other.
+
+A name is registered in a turn of its own (a short Redis lock): the look-alike check
+and the writes -- the reservations of its comparison keys
+(``events.accounts.reservations``), then its record -- cannot interleave with another
+registration's. Failure modes: ``redis.RedisError`` when Redis is down (the HTTP layer
+answers 503); :class:`NameRegistered` when a name or a confusable spelling of it is
+taken; :class:`ServerBusy` when a registration's turn does not come in time.
 """
 
 from __future__ import annotations
