@@ -13,6 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import redis
+from support.cluster import LocalCluster
+from support.redis import delete_prefix, unique_prefix
 
 from events.accounts import reservations
 from events.accounts.keys import AccountKeys
@@ -175,3 +177,27 @@ def test_a_registration_that_cannot_get_its_turn_is_refused_as_busy(redis_client
     redis_client.delete(turn)
     assert store.register(name).account.name == name
     assert not redis_client.exists(turn)  # given back
+
+
+def test_accounts_on_a_cluster_register_reserve_rotate_and_backfill(local_cluster: LocalCluster) -> None:
+    """Each account, reservation and the registrations' turn live in slots of their own:
+    nothing may need two slots at once (CROSSSLOT), and the backfill scans every node."""
+    client, prefix = local_cluster.client(), unique_prefix()
+    try:
+        store = AccountStore(client, prefix)
+        stem = secrets.token_hex(3)
+        key = store.register(f"{stem}PayPaI").player_key
+        with pytest.raises(NameRegistered):
+            store.register(f"{stem}paypal")
+        rotated = store.rotate(key)
+        assert store.resolve(rotated.player_key) is not None and store.resolve(key) is None
+        old = [f"{stem}old{i}I" for i in range(12)]  # accounts from before reservations
+        for name in old:
+            record = json.dumps({"name": name, "key_hash": "0" * 64, "created": 0})
+            client.set(AccountKeys.of(prefix, name_key(name)).record, record)
+        assert not any(store.reserved(n.replace("I", "l").lower()) for n in old)
+        assert reservations.backfill(client, prefix) == len(old) + 1
+        assert all(store.reserved(n.replace("I", "l").lower()) for n in old)
+    finally:
+        delete_prefix(client, prefix)
+        client.close()
