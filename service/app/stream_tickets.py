@@ -83,18 +83,26 @@ class StreamTickets:
         """Where a player stream ticket is kept: its hash, in the players' name space."""
         return f"{self._prefix}ticket:player:{_digest(ticket)}"
 
-    def issue_for_account(self, account_id: str) -> str:
+    def issue_for_account(self, account_id: str, key_hash: str) -> str:
         """A new ticket that opens the player stream of ``account_id`` once, valid for
-        ``ttl_s`` seconds."""
+        ``ttl_s`` seconds, for as long as the player key whose SHA-256 is ``key_hash``
+        (the one it was issued to) is the account's."""
         ticket = secrets.token_urlsafe(TICKET_BYTES)
-        self._redis.set(self.account_key(ticket), json.dumps({"account": account_id}), ex=self.ttl_s)
+        record = json.dumps({"account": account_id, "key_hash": key_hash})
+        self._redis.set(self.account_key(ticket), record, ex=self.ttl_s)
         return ticket
 
-    def redeem_for_account(self, ticket: str) -> str | None:
-        """The account id a player stream ticket was issued for, consuming it; None if it
-        is unknown, already used or expired (a game's ticket is unknown here)."""
+    def redeem_for_account(self, ticket: str) -> Holder | None:
+        """The account (and its key's hash) a player stream ticket was issued to,
+        consuming it; None if it is unknown, already used or expired (a game's ticket
+        is unknown here), or issued before key hashes were recorded."""
         raw = self._redis.getdel(self.account_key(ticket))
-        return None if raw is None else str(json.loads(raw)["account"])
+        if raw is None:
+            return None
+        record = json.loads(raw)
+        if "key_hash" not in record:
+            return None
+        return Holder(account=str(record["account"]), key_hash=str(record["key_hash"]))
 
     def redeem(self, game_id: str, ticket: str) -> tuple[Viewer, Holder | None] | None:
         """The viewer ``ticket`` was issued for and, for a seat, the holder it was issued

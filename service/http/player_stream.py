@@ -38,8 +38,10 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app
 
 from events.accounts.keys import AccountKeys
+from service.accounts.store import key_hash
 from service.http import account_schemas, auth, body, context, history, ratelimit, tickets, waits
 from service.http.responses import json_response
+from service.http.stream_access import failing_closed
 
 bp = Blueprint("player_stream", __name__)
 
@@ -65,8 +67,10 @@ def issue_ticket() -> Response:
     account = auth.required_account()
     ratelimit.charge(ratelimit.TICKET)
     store = tickets.tickets_store()
+    token = auth.bearer_token()
+    assert token is not None  # required_account found the player key in it
     document = {
-        "ticket": store.issue_for_account(account.account_id),
+        "ticket": store.issue_for_account(account.account_id, key_hash(token)),
         "seat": None,
         "expires_in": store.ttl_s,
     }
@@ -76,11 +80,7 @@ def issue_ticket() -> Response:
 @bp.get("/v1/players/me/stream")
 def stream() -> Response:
     query = body.query(account_schemas.PLAYER_STREAM_QUERY)
-    ticket = query.get("ticket")
-    if ticket is None:
-        account_id = auth.required_account().account_id
-    else:
-        account_id = tickets.account_of_ticket(ticket)  # consumed: 401 if spent or unknown
+    account_id, still_valid = _opened_by(query.get("ticket"))
     after = history.resume_point(query.get("after"), "a notice id")
     settings = context.settings()
     hold = waits.current()
@@ -96,6 +96,7 @@ def stream() -> Response:
             settings.sse_max_s,
             settings.sse_heartbeat_s,
             wait=None if hub is None else (lambda n, s: hub.wait(account_id, n, s)),
+            still_valid=failing_closed(still_valid),
         )
         stream_body = waits.Held(text, lambda: hold.slots.release(client))
     except BaseException:
@@ -103,6 +104,21 @@ def stream() -> Response:
         raise
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(stream_body, mimetype="text/event-stream", headers=headers)
+
+
+def _opened_by(ticket: str | None) -> tuple[str, Callable[[], bool]]:
+    """The account a player stream is for -- its player key's, or the ticket's (consumed:
+    401 if spent, unknown or its key was replaced since) -- and a check that the key
+    which opened it (or got its ticket) is still the account's."""
+    accounts = context.application().accounts
+    assert accounts is not None  # the API is always built with accounts
+    if ticket is None:
+        account_id = auth.required_account().account_id
+        key = str(auth.bearer_token())  # required_account found the player key in it
+        return account_id, lambda: accounts.resolve(key) is not None
+    holder = tickets.account_of_ticket(ticket)
+    account_id, hashed = str(holder.account), str(holder.key_hash)
+    return account_id, lambda: accounts.fits(account_id, hashed) is not None
 
 
 def notice_stream(
@@ -113,10 +129,13 @@ def notice_stream(
     heartbeat_s: float,
     clock: Callable[[], float] = time.monotonic,
     wait: Callable[[int, float], bool] | None = None,
+    still_valid: Callable[[], bool] | None = None,
 ) -> Iterator[str]:
     """The SSE text of the notices in stream ``key`` after id ``after`` (see module
     docstring). ``wait(after, timeout_s)`` parks until the stream may hold a newer entry;
-    None: block in ``XREAD`` instead."""
+    None: block in ``XREAD`` instead. ``still_valid``: asked before each batch is sent --
+    False (the player key that opened the stream, or got its ticket, was replaced) ends
+    the stream without sending it."""
     deadline = clock() + max_s
     yield f"retry: {RETRY_MS}\n\n"
     read, first = True, True
@@ -135,6 +154,8 @@ def notice_stream(
             yield ": heartbeat\n\n"
             continue
         read = True
+        if still_valid is not None and not still_valid():
+            return
         if first and int(_text(batch[0][0]).split("-")[0]) > after + 1:
             oldest = int(_text(batch[0][0]).split("-")[0])
             yield f'id: {oldest - 1}\nevent: reset\ndata: {{"oldest":{oldest}}}\n\n'  # trimmed: some are gone

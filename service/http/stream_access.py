@@ -98,7 +98,7 @@ def _by_ticket(game_id: str, ticket: str) -> StreamAccess:
 
 
 def _seat(table: Table, seat: int, by_token: bool, still_valid: Callable[[], bool] | None = None) -> StreamAccess:
-    watch = SeatWatch(seat, table.version, table.seats_settled, by_token, _failing_closed(still_valid))
+    watch = SeatWatch(seat, table.version, table.seats_settled, by_token, failing_closed(still_valid))
     return StreamAccess(watch.viewer, table.version, watch)
 
 
@@ -106,7 +106,7 @@ def _fits(accounts: AccountStore, account_id: str, hashed: str) -> bool:
     return accounts.fits(account_id, hashed) is not None
 
 
-def _failing_closed(check: Callable[[], bool] | None) -> Callable[[], bool] | None:
+def failing_closed(check: Callable[[], bool] | None) -> Callable[[], bool] | None:
     """``check``, answering False when Redis cannot tell: the stream then ends and its
     client reconnects, rather than go on unchecked."""
     if check is None:

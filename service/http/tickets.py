@@ -124,11 +124,15 @@ def invalid_ticket(where: str) -> Problem:
     )
 
 
-def account_of_ticket(ticket: str) -> str:
-    """The account whose player stream ``ticket`` opens (consuming it); 401 otherwise."""
-    account_id = tickets_store().redeem_for_account(checked_ticket(ticket))
-    if account_id is None:
+def account_of_ticket(ticket: str) -> Holder:
+    """The account (and its key's hash) whose player stream ``ticket`` opens, consuming
+    it, if that key is still the account's; 401 otherwise (one answer for all)."""
+    holder = tickets_store().redeem_for_account(checked_ticket(ticket))
+    accounts = context.application().accounts
+    if holder is None or accounts is None or holder.account is None or holder.key_hash is None:
         raise invalid_ticket("/v1/players/me/stream-tickets")
-    return account_id
+    if accounts.fits(holder.account, holder.key_hash) is None:
+        raise invalid_ticket("/v1/players/me/stream-tickets")  # its key was replaced since
+    return holder
 
 

@@ -18,12 +18,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import redis
 import requests
 from support.live_server import LiveServer
 from support.redis import TestRedis
 from support.security_games import problem
 from support.security_servers import own_server
 
+from events.accounts.keys import AccountKeys
+from events.accounts.names import name_key
 from service.accounts.store import RECHECK_S
 
 
@@ -240,3 +243,30 @@ def test_a_player_keys_ticket_and_stream_end_with_its_key_or_its_seat(server: Li
     stream.caught_up(joined["view"]["version"])
     assert requests.delete(f"{url}/v1/games/{game_id}/seats/0", headers=_auth(new), timeout=10).status_code == 200
     assert stream.ended.wait(5) and stream.events[-1]["type"] == "SeatLeft"
+
+
+def test_a_player_stream_and_its_tickets_end_with_the_key_that_opened_them(server: LiveServer) -> None:
+    url = server.url
+    name = "nia" + secrets.token_hex(3)
+    key = requests.post(f"{url}/v1/players", json={"name": name}, timeout=10).json()["player_key"]
+    notices = AccountKeys.of(server.env["TABLETOP_KEY_PREFIX"], name_key(name)).notices
+    store = redis.Redis.from_url(server.env["TABLETOP_REDIS_URL"])
+
+    def notice(n: int) -> None:  # where the projector writes them
+        store.xadd(notices, {"n": json.dumps({"kind": "waiting", "n": n})}, id=f"{n}-0")
+
+    ticket = requests.post(f"{url}/v1/players/me/stream-tickets", headers=_auth(key), timeout=10).json()["ticket"]
+    stream = Listener(f"{url}/v1/players/me/stream", headers=_auth(key))
+    notice(1)
+    deadline = time.monotonic() + 10
+    while not stream.events:
+        assert time.monotonic() < deadline and not stream.ended.is_set()
+        time.sleep(0.02)
+    assert requests.post(f"{url}/v1/players/me/key", headers=_auth(key), timeout=10).status_code == 201
+    time.sleep(RECHECK_S + 0.2)
+    notice(2)
+    assert stream.ended.wait(5), "the player stream of a replaced key went on"
+    assert [e["n"] for e in stream.events] == [1]
+    refused = requests.get(f"{url}/v1/players/me/stream", params={"ticket": ticket}, timeout=10)
+    assert (refused.status_code, problem(refused)["code"]) == (401, "invalid_ticket")
+    store.close()
