@@ -208,8 +208,9 @@ class AccountStore:
     def rotate(self, player_key: str) -> Registered:
         """Replace ``player_key`` by a fresh key of the same account and answer it (shown
         once, like the first). From then on the old key is refused by this process, and
-        by every other within :data:`RECHECK_S`; a stream it opened ends within the
-        server's stream bound. None of the account's games, seats or notices change.
+        by every other within :data:`RECHECK_S` (and the streams and tickets it opened or
+        got with it: ``service.http.stream_access``, ``service.http.player_stream``). None
+        of the account's games, seats or notices change.
         Unauthenticated if the key fits no account any more (replaced meanwhile, by a
         racing rotation too: of two rotations with one key, one wins)."""
         read = self._read(player_key)
