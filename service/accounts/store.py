@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import random
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -147,10 +148,14 @@ class AccountStore:
         after ``TURN_WAIT_S``) rarer still."""
         token = secrets.token_hex(16)
         deadline = self._clock() + TURN_WAIT_S
+        pause = 0.002
         while not self._redis.set(self._turn_key, token, nx=True, px=TURN_TTL_MS):
             if self._clock() > deadline:
                 raise ServerBusy("registrations are busy; try again in a moment")
-            time.sleep(0.005)
+            # Backing off (2 ms doubling to 32 ms, jittered): a crowd of waiting
+            # registrations must not turn into a flood of SET NX on Redis.
+            time.sleep(pause * (0.5 + random.random()))
+            pause = min(pause * 2, 0.032)
         try:
             yield
         finally:
