@@ -30,6 +30,9 @@ from service.http import auth, context
 from service.http.sse import SeatWatch
 from service.http.tickets import checked_ticket, invalid_ticket, tickets_store
 
+_TICKETS = "/v1/games/{game_id}/stream-tickets"
+"""Where a refused ticket's answer sends its client for a new one."""
+
 
 @dataclass(frozen=True, slots=True)
 class StreamAccess:
@@ -73,27 +76,27 @@ def stream_access(game_id: str, ticket: str | None) -> StreamAccess:
 def _by_ticket(game_id: str, ticket: str) -> StreamAccess:
     redeemed = tickets_store().redeem(game_id, checked_ticket(ticket))
     if redeemed is None:
-        raise invalid_ticket("/v1/games/{game_id}/stream-tickets")
+        raise invalid_ticket(_TICKETS)
     viewer, holder = redeemed
     app = context.application()
     table = app.tables.load(game_id)
     if viewer == ADMIN:
         return StreamAccess(ADMIN, table.version, None)
     if type(viewer) is not int or holder is None:
-        raise invalid_ticket("/v1/games/{game_id}/stream-tickets")
+        raise invalid_ticket(_TICKETS)
     seat = viewer
     if holder.token_hash is not None:
         stored = table.seats[seat].token_hash or ""
         if not hmac.compare_digest(stored, holder.token_hash):
-            raise invalid_ticket("/v1/games/{game_id}/stream-tickets")  # left, or reissued since
+            raise invalid_ticket(_TICKETS)  # left, or reissued since
         return _seat(table, seat, by_token=True)
     accounts = app.accounts
     if accounts is None or holder.account is None or holder.key_hash is None:
-        raise invalid_ticket("/v1/games/{game_id}/stream-tickets")
+        raise invalid_ticket(_TICKETS)
     account_id, hashed = holder.account, holder.key_hash
     account = accounts.fits(account_id, hashed)
     if account is None or table.seat_of_account(account.name) != seat:
-        raise invalid_ticket("/v1/games/{game_id}/stream-tickets")  # key replaced, or seat left
+        raise invalid_ticket(_TICKETS)  # key replaced, or seat left
     return _seat(table, seat, by_token=False, still_valid=lambda: _fits(accounts, account_id, hashed))
 
 
