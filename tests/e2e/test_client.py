@@ -74,6 +74,10 @@ def test_a_whole_game_against_a_bot_then_its_audit(
     assert play_to_the_end(seat, random.Random(game)) > 0
 
     view = seat.view()
+    if view["seed"] is None:
+        # The bot's move ended it: its worker appends SeedRevealed right after GameEnded,
+        # in an append of its own -- the next version, which a long poll waits for.
+        view = seat.view(after=view["version"], wait=10)
     assert view["status"] == "finished" and view["result"] is not None and view["seed"]
     versions = [e["version"] for e in seat.stream()]  # a finished game: the whole history
     assert versions == list(range(1, view["version"] + 1))
