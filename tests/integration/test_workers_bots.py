@@ -72,7 +72,10 @@ def status(svc: Services, game_id: str) -> dict[str, Any]:
 
 
 def finished(svc: Services, game_id: str) -> bool:
-    return status(svc, game_id)["status"] == "finished"
+    """Ended and its seed out: the worker whose move ended the game appends
+    ``SeedRevealed`` in an append of its own, right after ``GameEnded``."""
+    view = status(svc, game_id)
+    return bool(view["status"] == "finished" and view["seed"] is not None)
 
 
 def assert_complete(svc: Services, game_id: str) -> None:

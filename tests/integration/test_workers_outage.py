@@ -124,6 +124,13 @@ def view(svc: Services, game_id: str) -> dict[str, Any]:
     return svc.app.queries.view(game_id, None)
 
 
+def revealed(svc: Services, game_id: str) -> bool:
+    """Whether the game has ended and its seed is out: the worker whose move ended it
+    appends ``SeedRevealed`` in an append of its own, right after ``GameEnded``."""
+    final = view(svc, game_id)
+    return bool(final["status"] == "finished" and final["seed"] is not None)
+
+
 def assert_played_once(svc: Services, game_id: str) -> None:
     """Finished, seed revealed, chain verified, and every bot move written by exactly one
     run of its turn: the idempotency records ``bot:<seat>:<version>`` (first and last
@@ -197,7 +204,7 @@ def test_redis_killed_with_bot_jobs_in_flight_costs_a_retry_not_a_worker(
               f"{sorted(round(t, 2) for t in resumed.values())}")
         assert all(w.poll() is None for w in workers), "a worker died of the outage"
         wait_until(
-            lambda: all(view(svc, g)["status"] == "finished" for g in games),
+            lambda: all(revealed(svc, g) for g in games),
             GAME_TIMEOUT_S,
             "every game to finish",
         )
@@ -237,7 +244,7 @@ def test_a_worker_killed_mid_job_is_replaced_and_health_notices(
     print(f"\nturn resumed {time.monotonic() - killed:.2f} s after its worker's death")
     assert not processes.left_behind(), "the killed worker left a child behind"
 
-    wait_until(lambda: view(svc, game_id)["status"] == "finished", GAME_TIMEOUT_S, "the game")
+    wait_until(lambda: revealed(svc, game_id), GAME_TIMEOUT_S, "the game")
     assert_played_once(svc, game_id)
 
     os.kill(backup.pid, signal.SIGKILL)  # now no worker is left on this host
