@@ -107,10 +107,9 @@ class AccountStore:
         self._swap = Script(client, _SWAP)
         self._release = Script(client, _RELEASE)
         self._turn_key = f"{prefix}accounts:registering"
-        self._resolved: dict[str, tuple[Account, float]] = {}
-        """Player key -> its account and when this process last read that it holds it."""
-        self._confirmed: dict[tuple[str, str], tuple[Account, float]] = {}
-        """(account id, key hash) -> the account and when :meth:`fits` last read it."""
+        self._checked: dict[tuple[str, str], tuple[Account, float]] = {}
+        """(account id, SHA-256 of a player key) -> the account and when this process last
+        read that the key is the account's."""
 
     def keys(self, account_id: str) -> AccountKeys:
         return AccountKeys.of(self._prefix, account_id)
@@ -175,40 +174,29 @@ class AccountStore:
         """The account of a player key this process has verified before (no I/O; it may
         have been replaced since, for at most :data:`RECHECK_S`: fit to name a rate-limit
         bucket, not to act -- :meth:`resolve` is for that)."""
-        known = self._resolved.get(player_key)
+        claim = self._claim(player_key)
+        known = None if claim is None else self._checked.get(claim)
         return None if known is None else known[0]
 
     def resolve(self, player_key: str) -> Account | None:
         """The account ``player_key`` belongs to, or None (malformed, unknown, wrong secret,
         replaced). Read from Redis unless this process verified it in the last :data:`RECHECK_S`."""
-        known = self._resolved.get(player_key)
-        if known is not None and self._clock() - known[1] < RECHECK_S:
-            return known[0]
-        read = self._read(player_key)
-        if read is None:
-            self._resolved.pop(player_key, None)
-            return None
-        account = read[0]
-        self._remember(player_key, account)
-        return account
+        claim = self._claim(player_key)
+        return None if claim is None else self.fits(*claim)
 
     def fits(self, account_id: str, hashed_key: str) -> Account | None:
         """The account if the player key whose SHA-256 is ``hashed_key`` is still its key
-        (for what a key opened and outlives the request: a stream, a ticket); None once
-        it was replaced. Read from Redis unless confirmed in the last :data:`RECHECK_S`."""
-        known = self._confirmed.get((account_id, hashed_key))
+        (also for what a key opened and outlives the request: a stream, a ticket); None
+        once it was replaced. Read from Redis unless confirmed in the last :data:`RECHECK_S`."""
+        known = self._checked.get((account_id, hashed_key))
         if known is not None and self._clock() - known[1] < RECHECK_S:
             return known[0]
-        raw = self._redis.get(self.keys(account_id).record)
-        record = None if raw is None else json.loads(raw)
-        if record is None or not hmac.compare_digest(hashed_key, record["key_hash"]):
-            self._confirmed.pop((account_id, hashed_key), None)
+        read = self._read(account_id, hashed_key)
+        if read is None:
+            self._checked.pop((account_id, hashed_key), None)
             return None
-        account = Account(account_id, record["name"])
-        if len(self._confirmed) >= _KEPT:
-            self._confirmed.clear()
-        self._confirmed[(account_id, hashed_key)] = (account, self._clock())
-        return account
+        self._remember(account_id, hashed_key, read[0])
+        return read[0]
 
     def rotate(self, player_key: str) -> Registered:
         """Replace ``player_key`` by a fresh key of the same account and answer it (shown
@@ -218,39 +206,46 @@ class AccountStore:
         of the account's games, seats or notices change.
         Unauthenticated if the key fits no account any more (replaced meanwhile, by a
         racing rotation too: of two rotations with one key, one wins)."""
-        read = self._read(player_key)
-        if read is None:
+        claim = self._claim(player_key)
+        read = None if claim is None else self._read(*claim)
+        if claim is None or read is None:
             raise Unauthenticated("invalid player key")
         account, raw = read
         key = self._new_key(account.account_id)
-        record = {**json.loads(raw), "key_hash": key_hash(key), "rotated": int(time.time())}
+        fresh = key_hash(key)
+        record = {**json.loads(raw), "key_hash": fresh, "rotated": int(time.time())}
         if not self._swap([self.keys(account.account_id).record], [raw, json.dumps(record)]):
             raise Unauthenticated("invalid player key")
-        self._resolved.pop(player_key, None)
-        self._remember(key, account)
+        self._checked.pop(claim, None)
+        self._remember(account.account_id, fresh, account)
         return Registered(account, key)
 
-    def _read(self, player_key: str) -> tuple[Account, bytes | str] | None:
-        """The account ``player_key`` fits now, and its record as read; None if none."""
+    def _claim(self, player_key: str) -> tuple[str, str] | None:
+        """The account id a player key names and the key's SHA-256 (what is stored of
+        it); None for a malformed key."""
         account_id, dot, secret = player_key.removeprefix(KEY_PREFIX).partition(".")
         if not dot or len(secret) < 20:
             return None
         try:
-            keys = self.keys(account_id)
+            self.keys(account_id)
         except ValueError:
             return None
-        raw = self._redis.get(keys.record)
+        return account_id, key_hash(player_key)
+
+    def _read(self, account_id: str, hashed_key: str) -> tuple[Account, bytes | str] | None:
+        """The account if ``hashed_key`` is its key's hash now, and its record as read."""
+        raw = self._redis.get(self.keys(account_id).record)
         if raw is None:
             return None
         record = json.loads(raw)
-        if not hmac.compare_digest(key_hash(player_key), record["key_hash"]):
+        if not hmac.compare_digest(hashed_key, record["key_hash"]):
             return None
         return Account(account_id, record["name"]), raw
 
-    def _remember(self, player_key: str, account: Account) -> None:
-        if len(self._resolved) >= _KEPT:
-            self._resolved.clear()
-        self._resolved[player_key] = (account, self._clock())
+    def _remember(self, account_id: str, hashed_key: str, account: Account) -> None:
+        if len(self._checked) >= _KEPT:
+            self._checked.clear()
+        self._checked[(account_id, hashed_key)] = (account, self._clock())
 
     @staticmethod
     def _new_key(account_id: str) -> str:
