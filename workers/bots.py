@@ -69,6 +69,9 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
     includes a repeat run answered from the idempotency record: nothing new written."""
     svc = services()
     app = svc.app
+    # The decision's time runs from here: loading the legal commands costs more the
+    # more a hand allows, so the floor covers it too (decision_time_s).
+    started = time.monotonic()
     try:
         document = app.queries.view(game_id, seat)
         bot = document["seats"][seat]["bot"] if 0 <= seat < len(document["seats"]) else None
@@ -78,7 +81,6 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
         if legal["version"] != version or not legal["commands"]:
             return "not_due"
         rng = bot_rng(app.seed(game_id), game_id, version, seat)
-        started = time.monotonic()
         command = choose_command(
             document["game"], bot, document["state"], legal["commands"], rng, svc.settings
         )
@@ -139,22 +141,26 @@ def random_command(legal: list[JSON], rng: SeededRandom) -> JSON:
 
 
 def decision_time_s(level: str, settings: Settings) -> float:
-    """The least time between a bot turn's start and its submission.
+    """The least time between a bot turn's start (reading the seat's view) and its
+    submission.
 
-    At least the think delay (``TABLETOP_BOT_THINK_MS``). A strong bot always takes its
-    whole budget (``TABLETOP_BOT_BUDGET_S``): how long its search runs depends on its
-    position, hidden facts included (its hand, the colours it inspected), and every
-    event carries its time to the microsecond, so a bot that answered as soon as it
-    had decided would let the other players time its secrets (docs/security.md). The
-    cheap levels decide in a few milliseconds, within the noise of the job queue.
+    How long a bot takes to decide depends on its position, hidden facts included (its
+    hand, the colours it inspected), and every event carries its time to the
+    microsecond, so a bot that answered as soon as it had decided would let the other
+    players time its secrets (docs/security.md). So every turn takes at least the floor
+    (``TABLETOP_BOT_FLOOR_MS``, far above what a cheap bot needs: an Abluxxen greedy
+    bot's time tracked the size of its hand's choices, r = 0.2 over 600 decisions, from
+    the events' times alone), and a strong bot its whole budget
+    (``TABLETOP_BOT_BUDGET_S``), which its search's deadline keeps it within. The think
+    delay (``TABLETOP_BOT_THINK_MS``) only ever lengthens this.
     """
-    floor = settings.bot_think_ms / 1000
+    floor = max(settings.bot_think_ms, settings.bot_floor_ms) / 1000
     if level in EXPENSIVE_LEVELS:
         floor = max(floor, settings.bot_budget_s)
     return floor
 
 
 def _think(seconds: float) -> None:
-    """The think delay (``TABLETOP_BOT_THINK_MS``), less the time the bot already spent."""
+    """Wait out what is left of the decision time (:func:`decision_time_s`)."""
     if seconds > 0:
         time.sleep(seconds)

@@ -121,8 +121,10 @@ class BotQueue:
 
     @classmethod
     def of(cls, settings: Settings, client: Any) -> BotQueue:
-        # The think delay is spent inside the job, so it extends the job's timeout.
-        timeout = settings.bot_job_timeout_s + int(settings.bot_think_ms / 1000) + 1
+        # The think delay (or the floor) is spent inside the job, so it extends the
+        # job's timeout.
+        pause_ms = max(settings.bot_think_ms, settings.bot_floor_ms)
+        timeout = settings.bot_job_timeout_s + int(pause_ms / 1000) + 1
         cheap, strong = bot_queue_names(settings)
         return cls(Queue(cheap, connection=client), Queue(strong, connection=client), timeout)
 
