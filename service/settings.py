@@ -129,12 +129,13 @@ class Settings:
     bot_think_ms: int = 0
     """Pause before a bot submits, so people can follow mixed games."""
 
-    bot_floor_ms: int = 25
-    """Least time any bot turn takes, from the job reading the seat's view to submitting.
-    Cheap bots decide in about 0.1-5 ms, and how long depends on their hidden facts (an
-    Abluxxen greedy bot's hand: the more sets it can play, the longer); event times are
-    public to the microsecond, so without a floor other players could time a bot's hand.
-    0 = off (tests that need speed only)."""
+    bot_floor_ms: int = 10
+    """Least time any decision made for a seat takes -- a bot's turn, from its job reading
+    the seat's view, and a timed-out turn's -- before its append. Cheap bots decide in
+    about 0.1-5 ms, and how long depends on their hidden facts (an Abluxxen greedy bot's
+    hand: the more sets it can play, the longer); event times are public to the
+    microsecond, so without a floor other players could time a bot's hand
+    (``bench/bot_timing_bench.py``). 0 = off (tests that need speed only)."""
 
     bot_stall_s: float = 30.0
     """A game waiting on a bot longer than this is re-enqueued by the sweeper."""

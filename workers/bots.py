@@ -35,6 +35,7 @@ from engine.model import JSON
 from engine.rng import SeededRandom
 from service.app.errors import GameNotFound, IdempotencyMismatch, StaleVersion
 from service.app.notify import EXPENSIVE_LEVELS, bot_idempotency_key
+from service.app.pacing import wait_out
 from service.bootstrap import Services, build
 from service.settings import Settings
 
@@ -84,7 +85,7 @@ def play_bot_turn(game_id: str, version: int, seat: int) -> str:
         command = choose_command(
             document["game"], bot, document["state"], legal["commands"], rng, svc.settings
         )
-        _think(decision_time_s(bot, svc.settings) - (time.monotonic() - started))
+        wait_out(started, decision_time_s(bot, svc.settings))
         return _submit(svc, game_id, version, seat, command, legal["commands"], rng)
     except GameNotFound:
         return "gone"
@@ -148,9 +149,9 @@ def decision_time_s(level: str, settings: Settings) -> float:
     hand, the colours it inspected), and every event carries its time to the
     microsecond, so a bot that answered as soon as it had decided would let the other
     players time its secrets (docs/security.md). So every turn takes at least the floor
-    (``TABLETOP_BOT_FLOOR_MS``, far above what a cheap bot needs: an Abluxxen greedy
-    bot's time tracked the size of its hand's choices, r = 0.2 over 600 decisions, from
-    the events' times alone), and a strong bot its whole budget
+    (``TABLETOP_BOT_FLOOR_MS``, far above what a cheap bot needs: without it an
+    Abluxxen greedy bot's time tracked its hand's choices, r = 0.18 over 487 plays, from
+    the events' times alone; ``bench/bot_timing_bench.py``), and a strong bot its whole budget
     (``TABLETOP_BOT_BUDGET_S``), which its search's deadline keeps it within. The think
     delay (``TABLETOP_BOT_THINK_MS``) only ever lengthens this.
     """
@@ -158,9 +159,3 @@ def decision_time_s(level: str, settings: Settings) -> float:
     if level in EXPENSIVE_LEVELS:
         floor = max(floor, settings.bot_budget_s)
     return floor
-
-
-def _think(seconds: float) -> None:
-    """Wait out what is left of the decision time (:func:`decision_time_s`)."""
-    if seconds > 0:
-        time.sleep(seconds)

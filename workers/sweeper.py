@@ -121,8 +121,9 @@ def expire_open_games(svc: Services, now: float | None = None) -> list[str]:
 
 CLOCK_PASS_BUDGET_S = 0.5
 """Wall-clock time one pass may spend on timeouts; the rest wait for the next pass,
-earliest deadline first. Timeouts cost a few ms each (two appends and a cheap bot), so
-this bounds how long many clocked games -- however many one client keeps going -- can
+earliest deadline first. A timeout takes the bots' floor (``TABLETOP_BOT_FLOOR_MS``,
+10 ms: its decision is paced like a bot's) and two appends, so at least 40 fit a pass
+at the defaults; this bounds how long many clocked games -- however many one client keeps going -- can
 hold up the bot recovery and the expiry that share the loop."""
 
 STEP_DELAY_ENV = "TABLETOP_SWEEPER_STEP_DELAY_S"
@@ -142,6 +143,7 @@ def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
     )
     delay = float(os.environ.get(STEP_DELAY_ENV) or 0)
     pause = (lambda: time.sleep(delay)) if delay > 0 else None
+    floor_s = svc.settings.bot_floor_ms / 1000
     outcomes: dict[str, str] = {}
     stop_at = time.monotonic() + CLOCK_PASS_BUDGET_S
     for member in due:
@@ -149,7 +151,7 @@ def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
             break  # the rest are still due: next pass, in deadline order
         game_id = member.decode() if isinstance(member, bytes) else member
         try:
-            outcomes[game_id] = handle_due(svc.app, game_id, now_ms, pause)
+            outcomes[game_id] = handle_due(svc.app, game_id, now_ms, pause, floor_s)
         except Exception:
             log.exception("clock of game %s: the timeout failed; trying again next pass", game_id)
     return outcomes

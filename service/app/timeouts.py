@@ -23,7 +23,10 @@ game 0 -- due at once -- so the next pass finishes it.
 
 Hidden information: the decision is computed *before* ``TurnTimedOut`` is appended
 (the engine state is the same on both sides of it), so the gap between the two events'
-times holds no bot thinking time, which could depend on the seat's hidden facts.
+times holds no bot thinking time, which could depend on the seat's hidden facts; and
+``TurnTimedOut`` is appended only once ``floor_s`` has passed since the decision began
+(``service.app.pacing``), so its own time -- after the previous game's timeout in the
+same pass, say -- holds none either.
 ``TurnTimedOut`` holds public facts only (who, the public
 deadline, the public policy); the bot sees exactly the seat's view; the decision's
 command is redacted like the seat's own (``events.model.redaction``: only its seat sees it
@@ -33,6 +36,7 @@ until the end).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 
 from engine.model import JSON, Event
@@ -43,6 +47,7 @@ from events.model.records import engine_rng, timeout_rng
 from events.state.clockview import iso_ms
 from service.app.application import Application
 from service.app.errors import Forbidden, GameNotFound, StaleVersion
+from service.app.pacing import wait_out
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +55,18 @@ NOT_DUE, TIMED_OUT, REVEALED, GONE, STALE, DONE = "not_due", "timed_out", "revea
 
 
 def handle_due(
-    app: Application, game_id: str, now_ms: int, between_steps: Callable[[], None] | None = None
+    app: Application,
+    game_id: str,
+    now_ms: int,
+    between_steps: Callable[[], None] | None = None,
+    floor_s: float = 0.0,
 ) -> str:
     """Take ``game_id`` as far as its clock says at ``now_ms`` (see the module docstring);
     returns what happened. Re-indexes the game (through the notifier) when nothing was due.
     ``between_steps`` runs after a timeout is recorded and before it is decided (the
-    fault-injection tests park a sweeper there to kill it)."""
+    fault-injection tests park a sweeper there to kill it). A decision's first append
+    waits until ``floor_s`` (the bots' floor, ``TABLETOP_BOT_FLOOR_MS``) has passed
+    since it began."""
     try:
         table = app.tables.load(game_id)
     except GameNotFound:
@@ -77,7 +88,9 @@ def handle_due(
             # Decided *before* the timeout is stamped: the engine state is the same either
             # side of TurnTimedOut (a table event), and this way the time between the two
             # appends holds no bot thinking time -- which could depend on hidden facts.
+            started = time.monotonic()
             decision = _decision(app, game_id, table, seat, table.version + 1)
+            wait_out(started, floor_s)
             recorded_at = table.version + 1
             table = app.record_timeout(game_id, table, seat, iso_ms(deadline))
             log.info("game %s: seat %s timed out at version %s", game_id, seat, recorded_at)
@@ -86,7 +99,9 @@ def handle_due(
             if table.version != recorded_at:
                 return STALE  # the table we got back is already past the decision: another sweeper's
         else:  # recorded by a sweeper that died before deciding: finish its work
+            started = time.monotonic()
             decision = _decision(app, game_id, table, clock.pending, table.version)
+            wait_out(started, floor_s)
         assert table.clock is not None and table.clock.pending is not None
         app.decide_timed_out(game_id, table, table.clock.pending, *decision)
     except (StaleVersion, Forbidden):
