@@ -31,15 +31,12 @@ import math
 import os
 import signal
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Sequence
-from datetime import datetime
-from pathlib import Path
 
 from rq import Queue, Worker
 
+from bench.bot_workers import stamp, start_workers
 from engine.registry import get_game
 from events.audit.replay import tables
 from events.model.envelope import Envelope
@@ -48,24 +45,6 @@ from events.redis_adapter.server import RedisServer
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
 from service.settings import Settings
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _stamp(text: str) -> float:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-def _worker(settings: Settings) -> subprocess.Popen[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
-    env.update(
-        TABLETOP_REDIS_URL=settings.redis_url,
-        TABLETOP_KEY_PREFIX=settings.key_prefix,
-        TABLETOP_QUEUE_NAME=settings.queue_name,
-        TABLETOP_BOT_FLOOR_MS=str(settings.bot_floor_ms),
-    )
-    command = [sys.executable, "-m", "service.cli", "worker", "--log-level", "WARNING"]
-    return subprocess.Popen(command, env=env, cwd=ROOT, process_group=0)
 
 
 def play_games(server: RedisServer, floor_ms: int, games: int) -> list[tuple[int, float]]:
@@ -77,7 +56,7 @@ def play_games(server: RedisServer, floor_ms: int, games: int) -> list[tuple[int
         bot_floor_ms=floor_ms,
     )
     svc = build(settings)
-    worker = _worker(settings)
+    (worker,) = start_workers(settings, 1, bot_floor_ms=str(floor_ms))
     pairs: list[tuple[int, float]] = []
     try:
         cheap = Queue(bot_queue_names(settings)[0], connection=svc.redis)
@@ -108,7 +87,7 @@ def _plays(history: Sequence[Envelope]) -> list[tuple[int, float]]:
         first_of_batch = (event.actor, command) != (before.actor, before.command)
         if first_of_batch and event.actor.get("kind") == "bot" and command.get("kind") == "play":
             legal = game.legal_commands(states[i - 1].state, event.actor["seat"])
-            pairs.append((len(legal), 1000 * (_stamp(event.time) - _stamp(before.time))))
+            pairs.append((len(legal), 1000 * (stamp(event.time) - stamp(before.time))))
     return pairs
 
 

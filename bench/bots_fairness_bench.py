@@ -21,38 +21,18 @@ import argparse
 import os
 import signal
 import statistics
-import subprocess
-import sys
 import time
-from datetime import datetime
 from itertools import pairwise
-from pathlib import Path
 
 from rq import Queue, Worker
 
+from bench.bot_workers import stamp, start_workers
 from events.redis_adapter.server import RedisServer
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
 from service.settings import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
 SHORT = {"turn_cap": 10}
-
-
-def _stamp(text: str) -> float:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-def _workers(settings: Settings, count: int) -> list[subprocess.Popen[bytes]]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
-    env.update(
-        TABLETOP_REDIS_URL=settings.redis_url,
-        TABLETOP_KEY_PREFIX=settings.key_prefix,
-        TABLETOP_QUEUE_NAME=settings.queue_name,
-        TABLETOP_BOT_BUDGET_S=str(settings.bot_budget_s),
-    )
-    command = [sys.executable, "-m", "service.cli", "worker", "--log-level", "WARNING"]
-    return [subprocess.Popen(command, env=env, cwd=ROOT, process_group=0) for _ in range(count)]
 
 
 def run_case(server: RedisServer, strong_games: int, workers: int, budget: float) -> dict[str, float]:
@@ -63,7 +43,7 @@ def run_case(server: RedisServer, strong_games: int, workers: int, budget: float
         bot_budget_s=budget,
     )
     svc = build(settings)
-    procs = _workers(settings, workers)
+    procs = start_workers(settings, workers, bot_budget_s=str(budget))
     try:
         cheap_queue = Queue(bot_queue_names(settings)[0], connection=svc.redis)
         while Worker.count(queue=cheap_queue) < workers:  # not their start-up in the figures
@@ -82,7 +62,7 @@ def run_case(server: RedisServer, strong_games: int, workers: int, budget: float
         waiting_strong = strong_queue.count
         events = svc.app.queries.history(greedy, 0, 0, 1000)["events"]
         latencies = [
-            _stamp(e["time"]) - _stamp(before["time"])
+            stamp(e["time"]) - stamp(before["time"])
             for before, e in pairwise(events)
             if e["command"] is not None and e["actor"]["kind"] == "bot"
         ]

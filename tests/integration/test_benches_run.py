@@ -15,6 +15,8 @@ import sys
 
 from support.processes import ROOT
 
+from service.settings import Settings
+
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -56,3 +58,13 @@ def test_the_stream_relay_bench_runs_and_every_relay_relays_every_event() -> Non
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     for relay in ("bare", "hub", "ours"):
         assert f"round 1 {relay}: " in done.stdout, done.stdout
+
+
+def test_the_bot_timing_bench_runs_both_cases() -> None:
+    # It plays through real workers and reads the bots' plays back from the store: a
+    # change to the actor or command of a bot's events would leave it nothing to pair.
+    done = _run("bench.bot_timing_bench", "--games", "2")
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split() for line in done.stdout.splitlines()[1:]]
+    assert [row[0] for row in rows] == ["0", str(Settings().bot_floor_ms)], done.stdout
+    assert all(int(row[1]) > 0 for row in rows), done.stdout

@@ -1,0 +1,38 @@
+"""Real ``tabletop worker`` processes for the bot benches, and the events' times.
+
+The bot benches measure what the deployment's workers do, so they start the real CLI
+entry point (``python -m service.cli worker``) with only the settings a bench chooses
+in its environment (``TABLETOP_*`` of the caller's shell are dropped), each in a
+process group of its own so that stopping it stops its work horse too.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from service.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_workers(settings: Settings, count: int, **extra: str) -> list[subprocess.Popen[bytes]]:
+    """``count`` workers on ``settings``' Redis, prefix and queue, plus ``extra``
+    (``TABLETOP_<NAME>`` per keyword)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TABLETOP_")}
+    env.update(
+        TABLETOP_REDIS_URL=settings.redis_url,
+        TABLETOP_KEY_PREFIX=settings.key_prefix,
+        TABLETOP_QUEUE_NAME=settings.queue_name,
+    )
+    env.update({f"TABLETOP_{name.upper()}": value for name, value in extra.items()})
+    command = [sys.executable, "-m", "service.cli", "worker", "--log-level", "WARNING"]
+    return [subprocess.Popen(command, env=env, cwd=ROOT, process_group=0) for _ in range(count)]
+
+
+def stamp(text: str) -> float:
+    """An event's ``time`` as seconds since the epoch."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
