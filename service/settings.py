@@ -130,8 +130,8 @@ class Settings:
     """Pause before a bot submits, so people can follow mixed games."""
 
     bot_floor_ms: int = 10
-    """Least time any decision made for a seat takes -- a bot's turn, from its job reading
-    the seat's view, and a timed-out turn's -- before its append. Cheap bots decide in
+    """Least time any bot decision takes before its append -- a bot's turn, from its job
+    reading the seat's view; a sweeper pass's timed-out turns, from the pass's start. Cheap bots decide in
     about 0.1-5 ms, and how long depends on their hidden facts (an Abluxxen greedy bot's
     hand: the more sets it can play, the longer); event times are public to the
     microsecond, so without a floor other players could time a bot's hand

@@ -44,9 +44,11 @@ Members that are no longer open (started, expired, gone) leave the index.
 
 Turn clocks: :func:`sweep_clocks` takes the members of ``<p>clocks:due`` (see
 ``service.app.clock_index``) scored at or before now -- one ZRANGEBYSCORE, however many
-clocked games run -- and hands each to ``service.app.timeouts.handle_due``, which
-records the timeout, has the clock's policy decide, and re-scores the game. Exactly
-once under concurrent sweepers and crashes: see that module.
+clocked games run -- and takes them in two phases of ``service.app.timeouts``: it
+looks at each (``look``: the clock's policy decides, nothing is written), waits out the
+pacing, then writes each (``carry_out``: the timeout recorded, the decision appended,
+the game re-scored). Exactly once under concurrent sweepers and crashes: see that
+module.
 
 Finished games: :func:`archive_finished_games` moves a bounded batch of games finished
 more than ``settings.archive_after_s`` ago out of Redis into the archive each pass.
@@ -70,7 +72,8 @@ from engine.table import OPEN, RUNNING
 from events.redis_adapter.keys import BOTS_WAITING, CLOCKS_DUE, SWEEPER_ALIVE, prefixed
 from service.app.errors import GameNotFound
 from service.app.notify import BotQueue, bot_job_id, bots_to_act
-from service.app.timeouts import handle_due
+from service.app.pacing import wait_out
+from service.app.timeouts import DECISION_SLOT_S, Step, carry_out, look, paced_s
 from service.bootstrap import Services
 from workers.rq_worker import read_heartbeat
 
@@ -121,10 +124,13 @@ def expire_open_games(svc: Services, now: float | None = None) -> list[str]:
 
 CLOCK_PASS_BUDGET_S = 0.5
 """Wall-clock time one pass may spend on timeouts; the rest wait for the next pass,
-earliest deadline first. A timeout takes the bots' floor (``TABLETOP_BOT_FLOOR_MS``,
-10 ms: its decision is paced like a bot's) and two appends, so at least 40 fit a pass
-at the defaults; this bounds how long many clocked games -- however many one client keeps going -- can
+earliest deadline first. A timeout costs a decision slot (``DECISION_SLOT_S``: the
+pass's first write waits until the slots of its games, or the bots' floor, have passed)
+and two appends, about 3.5 ms, so some 140 fit a pass; this bounds how long many clocked games -- however many one client keeps going -- can
 hold up the bot recovery and the expiry that share the loop."""
+
+WRITE_S = 0.0015
+"""About what carrying out one timeout costs (two appends), for the pass's budget."""
 
 STEP_DELAY_ENV = "TABLETOP_SWEEPER_STEP_DELAY_S"
 """Fault injection for tests only (unset in production): seconds the sweeper waits
@@ -134,7 +140,9 @@ between recording a timeout and deciding it, so a test can kill it right there."
 def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
     """One pass over the due clocked games (at most SWEEP_BATCH, earliest deadline first,
     for at most CLOCK_PASS_BUDGET_S); returns what happened to each
-    (``service.app.timeouts``). A game that fails is
+    (``service.app.timeouts``). The pass looks at every game it takes first (decisions
+    made, nothing written), waits out ``paced_s`` since it began, then writes: no
+    event's time follows a decision (the module docstring there). A game that fails is
     logged and left in the index: the next pass tries again."""
     now = time.time() if now is None else now
     now_ms = int(now * 1000)
@@ -143,18 +151,36 @@ def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
     )
     delay = float(os.environ.get(STEP_DELAY_ENV) or 0)
     pause = (lambda: time.sleep(delay)) if delay > 0 else None
-    floor_s = svc.settings.bot_floor_ms / 1000
     outcomes: dict[str, str] = {}
-    stop_at = time.monotonic() + CLOCK_PASS_BUDGET_S
+    steps: list[Step] = []
+    started = time.monotonic()
     for member in due:
-        if outcomes and time.monotonic() > stop_at:
+        if (outcomes or steps) and _pass_full(started, len(steps)):
             break  # the rest are still due: next pass, in deadline order
         game_id = member.decode() if isinstance(member, bytes) else member
         try:
-            outcomes[game_id] = handle_due(svc.app, game_id, now_ms, pause, floor_s)
+            looked = look(svc.app, game_id, now_ms)
         except Exception:
             log.exception("clock of game %s: the timeout failed; trying again next pass", game_id)
+            continue
+        if isinstance(looked, str):
+            outcomes[game_id] = looked
+        else:
+            steps.append(looked)
+    wait_out(started, paced_s(len(steps), svc.settings.bot_floor_ms / 1000))
+    for step in steps:
+        try:
+            outcomes[step.game_id] = carry_out(svc.app, step, pause)
+        except Exception:
+            log.exception("clock of game %s: the timeout failed; trying again next pass", step.game_id)
     return outcomes
+
+
+def _pass_full(started: float, steps: int) -> bool:
+    """Whether a pass that took ``steps`` due games so far should take no more: its
+    looks, its wait and its writes (about two appends each) would pass the budget."""
+    writes_s = steps * (DECISION_SLOT_S + WRITE_S)
+    return time.monotonic() - started + writes_s > CLOCK_PASS_BUDGET_S
 
 
 def sweep_once(svc: Services, bots: BotQueue, now: float | None = None) -> list[str]:
