@@ -70,8 +70,10 @@ Open games (``service/app/open_games.py`` writes, ``workers/sweeper.py`` reads):
     ``GameExpired`` for members older than ``TABLETOP_OPEN_GAME_TTL_S`` still open.
 ``<p>opengames:{<client>}`` -- sorted set with a TTL
     The open games one client created (``<client>`` = ``ip:<address>``; same members
-    and scores); counted against ``TABLETOP_MAX_OPEN_GAMES_PER_CLIENT`` at creation,
-    members no longer in ``games:open`` dropped then. Expires a day after the
+    and scores), and ``r:<game id>`` for each creation in flight (score: when it was
+    reserved); counted against ``TABLETOP_MAX_OPEN_GAMES_PER_CLIENT`` at creation, where a
+    script adds the reservation only below the cap; members no longer in ``games:open``
+    and reservations older than a minute dropped then. Expires a day after the
     open-game TTL, renewed by each creation.
 
 Stream hubs (``service/http/waits.py``, one per API worker process, for the account

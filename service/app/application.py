@@ -12,6 +12,7 @@ Nothing is written unless every check passed.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -156,19 +157,25 @@ class Application:
             if level is not None and level not in BOT_LEVELS:
                 raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
         waits = any(level is None for level in seats)
-        wait = self.open_games.admit(client, time.time()) if waits and self.open_games is not None else None
+        game_id = new_game_id()
+        wait = self.open_games.admit(client, time.time(), game_id) if waits and self.open_games is not None else None
         if wait is not None:
             cap = self.open_games.cap  # type: ignore[union-attr]
             raise TooManyOpenGames(
                 f"at most {cap} open games per client: fill or wait for some first", retry_after_s=int(wait)
             )
-        game_id = new_game_id()
         seed = new_seed()
         events = setup_events(game, checked, len(seats), seed, clock_settings)
         events += [seat_taken(i, bot_seat_name(level, i), bot=level) for i, level in enumerate(seats) if level is not None]
         if all(level is not None for level in seats):
             events.append(game_started())
-        self.store.create(GameRef(game_id, game.name), events, seed, actor=SYSTEM)
+        try:
+            self.store.create(GameRef(game_id, game.name), events, seed, actor=SYSTEM)
+        except BaseException:
+            if waits and self.open_games is not None:
+                with contextlib.suppress(Exception):  # else it lapses (RESERVATION_GRACE_S)
+                    self.open_games.released(game_id, client)
+            raise
         if waits and self.open_games is not None:
             self.open_games.opened(game_id, time.time(), client)
         table = self.tables.load(game_id)
