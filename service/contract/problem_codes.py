@@ -47,7 +47,7 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "invalid_body": ((422,), "unknown, missing or mistyped fields (errors per field)"),
     "name_required": ((422,), "a guest took a seat without a name (a player key brings its own)"),
     "idempotency_key_reused": ((422,), "the same Idempotency-Key with another command"),
-    "version_out_of_range": ((422,), "`at` names a version the game does not have, or a stream resumes after one (`details.head`)"),
+    "version_out_of_range": ((422,), "`at` names a version the game does not have, or a long poll waits or a stream resumes after one (`details.head`)"),
     "version_required": ((428,), "a command must name its version"),
     "rate_limited": ((429,), "too many requests per minute"),
     "create_rate_limited": ((429,), "too many game creations per minute"),

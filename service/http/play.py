@@ -23,6 +23,7 @@ from typing import Any
 from flask import Blueprint, Response
 from flask import request as http_request
 
+from engine.errors import RuleViolation
 from engine.table import Table
 from service.app.documents import encode, encode_enumerated
 from service.app.errors import NotFinished
@@ -51,6 +52,8 @@ def view(game_id: str) -> Response:
     else:
         document = context.queries().view(game_id, seat, table=table)
         wait = min(query.get("wait", 0.0), context.settings().long_poll_max_s)
+        if query.get("after", 0) > document["version"]:
+            _check_after(game_id, query["after"])
         after = query.get("after", versions.if_none_match_version())
         after = document["version"] if after is None else after
         if wait > 0 and document["version"] <= after:
@@ -125,6 +128,20 @@ def _finished_seat(game_id: str, seat: int, table: Table | None) -> int:
             400, "invalid_parameter", f"no seat {seat} in this game", errors={"seat": ["no such seat"]}
         )
     return seat
+
+
+def _check_after(game_id: str, after: int) -> None:
+    """422 ``version_out_of_range`` when ``after`` is beyond the game's head, as for a
+    stream resuming there: no event has that version, so a wait for one would only ever
+    time out. The head is read from the store, not this process's table (which may lag a
+    version the caller saw elsewhere); a rare path, one round trip."""
+    head = context.services().store.head(game_id).version
+    if after > head:
+        raise RuleViolation(
+            "version_out_of_range",
+            f"cannot wait for a version after {after}: the game's last is {head}",
+            {"head": head},
+        )
 
 
 def _long_poll(game_id: str, seat: int | None, after: int, wait_s: float) -> None:

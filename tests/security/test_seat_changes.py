@@ -207,7 +207,7 @@ def test_a_credential_taken_back_ends_its_stream_ticket_and_long_poll(server: Li
     assert len(by_key.events) == shown
 
 
-def test_a_stream_cannot_start_beyond_the_games_last_event(server: LiveServer) -> None:
+def test_a_stream_or_long_poll_cannot_start_beyond_the_games_last_event(server: LiveServer) -> None:
     url = server.url
     game_id = _abluxxen(url)
     ada = _join(url, game_id, name="ada" + secrets.token_hex(3))
@@ -224,6 +224,14 @@ def test_a_stream_cannot_start_beyond_the_games_last_event(server: LiveServer) -
         assert (reply.status_code, body["code"], body["details"]["head"]) == (422, "version_out_of_range", head)
     with requests.get(stream, params={"after": head}, stream=True, timeout=10) as ok:
         assert ok.status_code == 200
+    # A long poll after a version the game does not have would only ever time out.
+    view = f"{url}/v1/games/{game_id}"
+    for params in ({"after": head + 1, "wait": 5}, {"after": head + 1}):
+        reply = requests.get(view, params=params, headers=_auth(ada["token"]), timeout=10)
+        body = problem(reply)
+        assert (reply.status_code, body["code"], body["details"]["head"]) == (422, "version_out_of_range", head)
+    polled = requests.get(view, params={"after": head, "wait": 0.2}, timeout=10)
+    assert (polled.status_code, polled.json()["version"]) == (200, head)
 
 
 def test_a_player_keys_ticket_and_stream_end_with_its_key_or_its_seat(server: LiveServer) -> None:
