@@ -83,6 +83,11 @@ class RestartPolicy:
     hang_after_s: float = 20.0
     """A child whose probes have failed for longer than this is hung: killed, then
     restarted; 0 = never (only deaths count)."""
+    start_grace_s: float = 10.0
+    """A (re)started child is not judged hung before this: its imports and first
+    connections take seconds on a loaded machine, and a failed probe then says only that
+    it has not beaten yet (a test run under load, with ``--hang-after 3``, killed every
+    child 3 s after each start, in a loop, until up gave up)."""
 
     def backoff(self, recent_deaths: int) -> float:
         """The pause before the restart that follows the ``recent_deaths``-th death."""
@@ -109,6 +114,8 @@ class Child:
     (``time.monotonic()``; None while it passes). Set by the watchdog."""
     probed_at: float = 0.0
     """When the watchdog last probed it, passing or not (``service.runner.liveness``)."""
+    started_at: float = field(default_factory=time.monotonic)
+    """When its current process was started (``time.monotonic()``)."""
     env: Mapping[str, str] = field(default_factory=dict)
     """Variables of this child alone, on top of the supervisor's (its liveness file)."""
 
@@ -178,6 +185,7 @@ class Supervisor:
                     self._died(child, now)
             elif now >= child.restart_at:
                 child.process = self._spawn(child.argv, child.env)
+                child.started_at = time.monotonic()
                 child.failing_since = None  # the old process's failures are not the new one's
                 child.restart_at = None
                 child.restarts += 1
@@ -188,6 +196,8 @@ class Supervisor:
         # ran (up stopped, then resumed) is no evidence against any child.
         if child.probe is None or child.failing_since is None or self.policy.hang_after_s <= 0:
             return False
+        if child.probed_at - child.started_at < self.policy.start_grace_s:
+            return False  # still starting
         silent = child.probed_at - child.failing_since
         if silent <= self.policy.hang_after_s:
             return False

@@ -24,8 +24,12 @@ BEATING_CHILD = (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def supervise(tmp_path: Path, lines: list[str], hang_after_s: float = 3.0) -> Supervisor:
-    policy = RestartPolicy(first_backoff_s=0.01, max_backoff_s=0.01, hang_after_s=hang_after_s)
+def supervise(
+    tmp_path: Path, lines: list[str], hang_after_s: float = 3.0, start_grace_s: float = 0.0
+) -> Supervisor:
+    policy = RestartPolicy(
+        first_backoff_s=0.01, max_backoff_s=0.01, hang_after_s=hang_after_s, start_grace_s=start_grace_s
+    )
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return Supervisor(env, say=lines.append, policy=policy)
 
@@ -99,6 +103,33 @@ def test_a_child_whose_probe_never_passes_is_hung(tmp_path: Path) -> None:
     finally:
         watchdog.stop()
         supervisor.stop_all()
+
+
+SLOW_STARTING_CHILD = (
+    "import time; time.sleep(2.5); from service.runner.liveness import start_beating;"
+    " start_beating(); time.sleep(600)"
+)
+
+
+@pytest.mark.parametrize("grace_s", [0.0, 4.0])
+def test_a_child_slow_to_start_is_given_the_start_grace(tmp_path: Path, grace_s: float) -> None:
+    # Its first beat comes 2.5 s after its start (imports on a loaded machine), past a
+    # 0.5 s hang threshold: killed in a loop without a grace, left alone with one.
+    lines: list[str] = []
+    supervisor = supervise(tmp_path, lines, hang_after_s=0.5, start_grace_s=grace_s)
+    watchdog = Watchdog(lambda: supervisor.children).start()
+    try:
+        beat = tmp_path / "slow.alive"
+        supervisor.start(
+            "slow", [sys.executable, "-c", SLOW_STARTING_CHILD], probe=file_probe(beat, fresh_s=1.5),
+            env={LIVENESS_FILE_ENV: str(beat)},
+        )
+        run_for(supervisor, 5.0)
+        restarts = supervisor.children[0].restarts
+    finally:
+        watchdog.stop()
+        supervisor.stop_all()
+    assert (restarts > 0) == (grace_s == 0.0), lines
 
 
 def test_time_without_probes_condemns_nobody(tmp_path: Path) -> None:
