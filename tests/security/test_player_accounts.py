@@ -176,7 +176,9 @@ def test_a_rotated_player_key_is_refused_by_every_process_and_the_new_one_acts(s
     name = "kay" + secrets.token_hex(3)
     old = _register(url, name)
     api = HttpApi(requests.Session(), url)
-    game_id = create_game(api, "schlitzohr", 2)
+    # A short game: the account's requests (about two a command) stay far below its
+    # 600 a minute however long the random play would otherwise run (a 300-turn game did not).
+    game_id = create_game(api, "schlitzohr", 2, options={"turn_cap": 10})
     assert requests.post(f"{url}/v1/games/{game_id}/seats", json={}, headers=_auth(old), timeout=10).status_code == 201
     guest = requests.post(f"{url}/v1/games/{game_id}/seats", json={"name": "g" + secrets.token_hex(3)}, timeout=10)
     # A new connection per request, so that the server's processes verify (and keep) the old key.
