@@ -9,6 +9,8 @@ process group of its own so that stopping it stops its work horse too.
 from __future__ import annotations
 
 import os
+import signal
+import statistics
 import subprocess
 import sys
 from datetime import datetime
@@ -36,3 +38,22 @@ def start_workers(settings: Settings, count: int, **extra: str) -> list[subproce
 def stamp(text: str) -> float:
     """An event's ``time`` as seconds since the epoch."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def stop_workers(procs: list[subprocess.Popen[bytes]]) -> None:
+    """Stop workers :func:`start_workers` started (SIGTERM to each group), and wait."""
+    for proc in procs:
+        os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
+        proc.wait(60)
+
+
+def latency_summary(latencies: list[float]) -> dict[str, float]:
+    """Count, p50, p95 and max (ms) of turn latencies given in seconds."""
+    ordered = sorted(latencies)
+    return {
+        "turns": len(ordered),
+        "p50_ms": 1000 * statistics.median(ordered),
+        "p95_ms": 1000 * ordered[max(0, int(0.95 * len(ordered)) - 1)],
+        "max_ms": 1000 * ordered[-1],
+    }

@@ -18,15 +18,12 @@ workers take from only when no cheap turn waits.
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import statistics
 import time
 from itertools import pairwise
 
 from rq import Queue, Worker
 
-from bench.bot_workers import stamp, start_workers
+from bench.bot_workers import latency_summary, stamp, start_workers, stop_workers
 from events.redis_adapter.server import RedisServer
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
@@ -68,17 +65,10 @@ def run_case(server: RedisServer, strong_games: int, workers: int, budget: float
         ]
         running_strong = sum(svc.app.queries.view(g, None)["status"] == "running" for g in strong)
     finally:
-        for proc in procs:
-            os.killpg(proc.pid, signal.SIGTERM)
-        for proc in procs:
-            proc.wait(60)
+        stop_workers(procs)
         svc.redis.close()
-    ordered = sorted(latencies)
     return {
-        "turns": len(latencies),
-        "p50_ms": 1000 * statistics.median(ordered),
-        "p95_ms": 1000 * ordered[max(0, int(0.95 * len(ordered)) - 1)],
-        "max_ms": 1000 * ordered[-1],
+        **latency_summary(latencies),
         "strong_running": running_strong,
         "strong_queued": waiting_strong,
     }

@@ -151,6 +151,19 @@ class Settings:
     bot_job_timeout_s: int = 20
     """RQ stops a bot job running longer than this plus the think delay; it is then retried."""
 
+    bot_share: float = 0.5
+    """Bot-worker seconds per second the bots of one client's games may use once their
+    burst is spent: their further turns are deferred, so however many bot games one
+    client creates, other clients' bots keep the rest of the workers
+    (``service.app.bot_share``; with ``up``'s two bot workers, a client gets at most a
+    quarter). The client is the games' creator (its address); games an operator creates
+    are not counted. 0 = no share (every turn is queued at once)."""
+
+    bot_burst_s: float = 10.0
+    """Bot-worker seconds a client's bots may use at once before ``bot_share`` applies (a
+    whole all-bot game of cheap bots is about 4 s; a strong turn costs its budget: a
+    person against three strong bots who takes 3 s a turn is never held back)."""
+
     archive_url: str = ""
     """Where finished games are archived (``service.app.archiving``): ``sqlite:///<path>``
     or ``postgresql://...``; empty = ``sqlite:///<data dir>/archive.sqlite3`` (data dir =

@@ -19,6 +19,7 @@ import redis
 if str(Path(__file__).parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).parent))
 
+from support.processes import delete_rq_keys, unique_queue
 from support.redis import TestRedis, delete_prefix, unique_prefix
 
 
@@ -50,3 +51,12 @@ def redis_client(redis_target: TestRedis, key_prefix: str) -> Iterator[redis.Red
     yield client
     delete_prefix(client, key_prefix)
     client.close()
+
+
+@pytest.fixture
+def queue_name(redis_client: redis.Redis) -> Iterator[str]:
+    """A bot queue name of this test's own; its RQ keys (both queues, registries, jobs)
+    are deleted afterwards."""
+    name = unique_queue()
+    yield name
+    delete_rq_keys(redis_client, name)

@@ -50,6 +50,13 @@ Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
     after every append of a game with bot seats: ZADD while a bot must act, ZREM
     otherwise. The sweeper re-enqueues members older than ``bot_stall_s``. Derived
     data: rebuilt by the next append of each game if lost.
+``<p>game:{<id>}:botowner`` -- string with a TTL (a week)
+    The client (``ip:<address>``) that created a game with a bot seat, whose share of the
+    bot workers its bot turns use (``service/app/bot_share.py``). Written at creation,
+    read by the notifier before each bot turn; absent for games an operator created.
+``<p>botshare:<client>`` -- string with a TTL, on RQ's Redis (below)
+    The time (Redis' clock, seconds) up to which that client's share of the bot workers
+    is spent; expires once it lies far enough in the past to count as a full burst.
 ``<p>sweeper:alive`` -- string with a TTL
     Time of the sweeper's last pass; its health check. Expires after a few missed passes.
 ``<p>worker:alive:<name>`` -- string with a TTL

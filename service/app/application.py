@@ -74,11 +74,17 @@ GAME_ID_BYTES = 9
 class Notifier(Protocol):
     """What happens after every successful append (projection feed, bot queue)."""
 
+    def owned_by(self, game_id: str, client: str) -> None:
+        """``client`` created ``game_id``, which has bot seats (their turns use its share)."""
+
     def after_append(self, game_id: str, table: Table) -> None: ...
 
 
 class NoNotifier:
     """A notifier that does nothing (for tools that only write histories)."""
+
+    def owned_by(self, game_id: str, client: str) -> None:
+        return None
 
     def after_append(self, game_id: str, table: Table) -> None:
         return None
@@ -178,6 +184,8 @@ class Application:
             raise
         if waits and self.open_games is not None:
             self.open_games.opened(game_id, time.time(), client)
+        if client is not None and any(level is not None for level in seats):
+            self.notifier.owned_by(game_id, client)
         table = self.tables.load(game_id)
         self.notifier.after_append(game_id, table)
         return documents.view_document(game_id, table, None)

@@ -28,8 +28,15 @@ and every worker listens on both, cheap first (RQ takes from its queues in order
 a cheap turn never waits behind queued strong turns, whatever their number: at most
 behind the strong turns already running (each within its budget). Strong turns share
 their queue first come, first served; a game has one turn queued at a time, so games
-take turns with each other, and the creation limit (``service.http.ratelimit``) keeps
-one client from filling the queue.
+take turns with each other.
+
+Shares by client: games take turns, but one client may create many (the creation limit
+lets through 30 a minute). A game with a bot seat records its creator (:meth:`owned_by`),
+and each of its turns is charged to that client's share (``service.app.bot_share``)
+before it is queued: a turn beyond the share is scheduled for later instead (RQ's
+scheduled registry), and the game's entry in the index below is scored from then. One
+more read (the creator) in the pipeline this module sends anyway, and one script call
+per turn, for games with bots only.
 
 Ordering matters for the index: the ZADD of version ``v`` happens *before* the job of
 ``v`` is enqueued, so the ZREM/ZADD of ``v + 1`` (written by whoever ran that job)
@@ -47,6 +54,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from rq import Queue, Retry
@@ -56,6 +64,7 @@ from engine.registry import get_game
 from engine.table import RUNNING, Table
 from events.redis_adapter import feed
 from events.redis_adapter.keys import BOTS_WAITING, CLOCKS_DUE, prefixed
+from service.app.bot_share import OWNER_TTL_S, BotShare, owner_key
 from service.app.clock_index import next_look_ms
 from service.settings import Settings
 
@@ -139,21 +148,27 @@ class BotQueue:
         seat: int,
         attempt: str | None = None,
         level: str | None = None,
+        delay_s: float = 0.0,
     ) -> bool:
         """Enqueue the turn of ``seat`` (a bot of ``level``) at ``version`` on the queue of
-        its cost; False if that job id exists already."""
+        its cost -- or, with a ``delay_s`` (``service.app.bot_share``), schedule it to be
+        queued that much later; False if that job id exists already."""
+        options: dict[str, Any] = {
+            "args": (game_id, version, seat),
+            "job_id": bot_job_id(game_id, version, seat, attempt),
+            "unique": True,
+            "retry": Retry(max=len(BOT_RETRY_INTERVALS), interval=list(BOT_RETRY_INTERVALS)),
+            "result_ttl": BOT_RESULT_TTL,
+            "failure_ttl": BOT_FAILURE_TTL,
+            "description": f"bot turn: game {game_id} version {version} seat {seat}",
+        }
+        queue = self.queue_for(level)
         try:
-            self.queue_for(level).enqueue_call(
-                BOT_JOB,
-                args=(game_id, version, seat),
-                job_id=bot_job_id(game_id, version, seat, attempt),
-                unique=True,
-                timeout=self.job_timeout_s,
-                retry=Retry(max=len(BOT_RETRY_INTERVALS), interval=list(BOT_RETRY_INTERVALS)),
-                result_ttl=BOT_RESULT_TTL,
-                failure_ttl=BOT_FAILURE_TTL,
-                description=f"bot turn: game {game_id} version {version} seat {seat}",
-            )
+            if delay_s <= 0:
+                queue.enqueue_call(BOT_JOB, timeout=self.job_timeout_s, **options)
+            else:
+                due = datetime.now(UTC) + timedelta(seconds=delay_s)
+                queue.enqueue_at(due, BOT_JOB, job_timeout=self.job_timeout_s, **options)
         except DuplicateJobError:
             return False
         return True
@@ -171,10 +186,13 @@ class RedisNotifier:
         shards: int | None = None,
         clock: Callable[[], float] = time.time,
         feed_in_store: bool = False,
+        share: BotShare | None = None,
     ) -> None:
         """``feed_in_store``: the store publishes every append to the feed itself
-        (``RedisEventStore(feed_shards=...)``), so this notifier does not."""
+        (``RedisEventStore(feed_shards=...)``), so this notifier does not. ``share``:
+        each client's share of the bot workers (``service.app.bot_share``); None = none."""
         self._redis = client
+        self._share = share if share is not None and share.on else None
         self._feed_in_store = feed_in_store
         self._prefix = prefix
         self._bots = bots
@@ -182,6 +200,13 @@ class RedisNotifier:
         self._waiting = prefixed(prefix, BOTS_WAITING)
         self._clocks_due = prefixed(prefix, CLOCKS_DUE)
         self._clock = clock
+
+    def owned_by(self, game_id: str, client: str) -> None:
+        """Record that ``client`` created ``game_id``, a game with bot seats: its bot turns
+        use that client's share. Raises what Redis raises (the creation fails, as it would
+        on its next write)."""
+        if self._share is not None:
+            self._redis.set(owner_key(self._prefix, game_id), client, ex=OWNER_TTL_S)
 
     def after_append(self, game_id: str, table: Table) -> None:
         try:
@@ -201,13 +226,30 @@ class RedisNotifier:
         if not self._feed_in_store:
             # events.redis_adapter.feed.publish only calls client.xadd, so a pipeline queues it.
             feed.publish(pipe, self._prefix, game_id, table.version, shards=self._shards)
-        if waiting:
-            pipe.zadd(self._waiting, {game_id: self._clock()})
-        else:
+        if not waiting:
             pipe.zrem(self._waiting, game_id)
-        pipe.execute()
-        for seat in waiting:
-            self._bots.enqueue(game_id, table.version, seat, level=table.seats[seat].bot)
+            pipe.execute()
+            return
+        now = self._clock()
+        pipe.zadd(self._waiting, {game_id: now})
+        if self._share is not None:
+            pipe.get(owner_key(self._prefix, game_id))
+        owner = pipe.execute()[-1] if self._share is not None else None
+        levels = [table.seats[seat].bot for seat in waiting]
+        delays = [self._delay_s(owner, level) for level in levels]
+        if max(delays) > 0:
+            # Scored from when the turns are due: the sweeper looks at a game once its
+            # turn is overdue, never at the turns a client's share deferred.
+            self._redis.zadd(self._waiting, {game_id: now + max(delays)})
+        for seat, level, delay in zip(waiting, levels, delays, strict=True):
+            self._bots.enqueue(game_id, table.version, seat, level=level, delay_s=delay)
+
+    def _delay_s(self, owner: bytes | str | None, level: str | None) -> float:
+        """How long a turn of a ``level`` bot of ``owner``'s game waits for its share."""
+        if self._share is None or owner is None:
+            return 0.0
+        client = owner.decode() if isinstance(owner, bytes) else owner
+        return self._share.delay_s(client, level in EXPENSIVE_LEVELS)
 
 
     def _index_clock(self, game_id: str, table: Table) -> None:
@@ -226,5 +268,7 @@ def default_notifier(
     """The notifier of a real deployment: feed (unless ``feed_in_store``) and index on
     ``client`` (the store's Redis, possibly a cluster: each is one key, slot-safe), the
     bot queues on ``queue_client`` (RQ's plain Redis; default ``client``)."""
-    bots = BotQueue.of(settings, client if queue_client is None else queue_client)
-    return RedisNotifier(client, settings.key_prefix, bots, feed_in_store=feed_in_store)
+    queues = client if queue_client is None else queue_client
+    bots = BotQueue.of(settings, queues)
+    share = BotShare(queues, settings.key_prefix, settings)  # beside the queues it keeps fair
+    return RedisNotifier(client, settings.key_prefix, bots, feed_in_store=feed_in_store, share=share)

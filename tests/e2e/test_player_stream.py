@@ -46,6 +46,9 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         max_open_games_per_client=0,
         sse_max_s=4,
         sse_heartbeat_s=1,
+        # One address plays 20 bot games at once: what a client's share of the bot workers
+        # holds back (tests/integration/test_bot_share.py), not what this test is about.
+        bot_share=0,
     )
     del env["TABLETOP_REDIS_URL"]
     args = ["up", "--port", str(free_port()), "--redis-port", str(free_port()), "--data-dir", str(data_dir),

@@ -68,3 +68,14 @@ def test_the_bot_timing_bench_runs_both_cases() -> None:
     rows = [line.split() for line in done.stdout.splitlines()[1:]]
     assert [row[0] for row in rows] == ["0", str(Settings().bot_floor_ms)], done.stdout
     assert all(int(row[1]) > 0 for row in rows), done.stdout
+
+
+def test_the_bot_share_bench_runs_its_three_cases() -> None:
+    # Real workers and the store's event times, as the bot timing bench: a change to how
+    # a client's games are charged, or to a bot append's stamps, would leave it no rows.
+    done = _run("bench.bot_share_bench", "--flood", "2", "--settle", "0.5")
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split() for line in done.stdout.splitlines()[2:]]
+    assert [row[0] for row in rows] == ["none", "flood-noshare", "flood-share"], done.stdout
+    assert all(int(row[2]) > 0 for row in rows), done.stdout
+

@@ -18,12 +18,10 @@ from rq import Queue
 from rq.job import Job
 from rq.registry import StartedJobRegistry
 from support.processes import (
-    delete_rq_keys,
     running,
     service_env,
     start_tabletop,
     stop_process,
-    unique_queue,
     wait_until,
 )
 from support.redis import TestRedis
@@ -41,13 +39,6 @@ SHORT = {"schlitzohr": {"turn_cap": 10}, "abluxxen": {}}
 """Options that keep a game short enough for a test."""
 
 GAME_TIMEOUT_S = 120.0
-
-
-@pytest.fixture
-def queue_name(redis_client: redis.Redis) -> Iterator[str]:
-    name = unique_queue()
-    yield name
-    delete_rq_keys(redis_client, name)
 
 
 @pytest.fixture

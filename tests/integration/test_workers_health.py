@@ -6,7 +6,6 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,11 +13,9 @@ import redis
 from rq import Queue, Worker
 from support.processes import (
     ROOT,
-    delete_rq_keys,
     running,
     service_env,
     stop_process,
-    unique_queue,
     wait_until,
 )
 from support.redis import TestRedis
@@ -28,13 +25,6 @@ from service.cli import main
 from service.runner.liveness import BEAT_FRESH_S, LIVENESS_FILE_ENV
 from service.settings import Settings
 from workers import sweeper
-
-
-@pytest.fixture
-def queue_name(redis_client: redis.Redis) -> Iterator[str]:
-    name = unique_queue()
-    yield name
-    delete_rq_keys(redis_client, name)
 
 
 @pytest.fixture

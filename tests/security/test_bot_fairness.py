@@ -16,11 +16,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import redis
 from rq import Queue
 from rq.job import Job
 from rq.registry import FinishedJobRegistry
-from support.processes import delete_rq_keys, running, service_env, unique_queue, wait_until
+from support.processes import running, service_env, wait_until
 from support.redis import TestRedis
 
 from service.app.notify import BotQueue, bot_job_id, bot_queue_names
@@ -31,13 +30,6 @@ from workers.sweeper import sweep_once
 SHORT = {"turn_cap": 10}
 STRONG_GAMES = 8
 BUDGET_S = "0.05"  # each strong turn thinks this long: enough to queue up, short to test
-
-
-@pytest.fixture
-def queue_name(redis_client: redis.Redis) -> Iterator[str]:
-    name = unique_queue()
-    yield name
-    delete_rq_keys(redis_client, name)
 
 
 @pytest.fixture

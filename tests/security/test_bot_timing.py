@@ -18,8 +18,7 @@ from datetime import datetime
 from typing import Any
 
 import pytest
-import redis
-from support.processes import delete_rq_keys, running, service_env, unique_queue, wait_until
+from support.processes import running, service_env, wait_until
 from support.redis import TestRedis
 
 from events.model.redaction import ADMIN
@@ -37,13 +36,6 @@ FLOOR_S = 0.12
 """The cheap bots' floor in the second test: some twenty times their usual gap."""
 
 CHEAP_TURNS = 8
-
-
-@pytest.fixture
-def queue_name(redis_client: redis.Redis) -> Iterator[str]:
-    name = unique_queue()
-    yield name
-    delete_rq_keys(redis_client, name)
 
 
 @pytest.fixture
