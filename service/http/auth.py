@@ -14,7 +14,9 @@ A malformed header or a token that fits no seat is 401 ``unauthenticated`` with
 
 from __future__ import annotations
 
+import functools
 import hmac
+import ipaddress
 from collections.abc import Mapping, MutableMapping
 from typing import Any
 
@@ -147,13 +149,38 @@ def history_viewer(game_id: str) -> Viewer:
 
 
 def client_address() -> str:
-    """The client's address: the peer, or the one ``trusted_proxies`` reverse proxies
-    named (``ProxyFix`` has put it in ``remote_addr`` then)."""
+    """The client's address as every per-address limit counts it: the peer, or the one
+    ``trusted_proxies`` reverse proxies named (``ProxyFix`` has put it in ``remote_addr``
+    then); an IPv6 address as its /64 network (see :func:`limited_address`)."""
     return _address(request.environ)
 
 
 def _address(environ: Mapping[str, Any]) -> str:
-    return environ.get("REMOTE_ADDR") or "unknown"  # what request.remote_addr reads
+    return limited_address(environ.get("REMOTE_ADDR") or "unknown")  # what request.remote_addr reads
+
+
+IPV6_PREFIX = 64
+"""The IPv6 prefix one client is counted by."""
+
+
+@functools.lru_cache(maxsize=4096)
+def limited_address(address: str) -> str:
+    """``address`` as one client for the per-address limits: an IPv4 address as it is,
+    an IPv6 one as its /64 network (``2001:db8:1:2::/64``), an IPv4-mapped IPv6 one as
+    its IPv4 address; anything else unchanged.
+
+    Why: an IPv6 host is usually given a whole /64 and may take any address in it, so a
+    limit per IPv6 address would give one client 2^64 buckets (creations, open games,
+    streams, bot share, registrations: all of them). A /64 is what one subscriber gets."""
+    if ":" not in address:
+        return address
+    try:
+        ip = ipaddress.IPv6Address(address.split("%", 1)[0])  # a zone (fe80::1%eth0) is no part of it
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network(f"{ip}/{IPV6_PREFIX}", strict=False))
+    except ValueError:
+        return address
 
 
 def rate_limit_bucket(environ: Mapping[str, Any], game_id: str | None, services: Services) -> str:

@@ -12,8 +12,6 @@ client cannot forge it past a trusted proxy).
 
 from __future__ import annotations
 
-from flask import request
-
 from service.app.errors import Unauthenticated
 from service.http import auth
 
@@ -30,6 +28,6 @@ def creator_id() -> str | None:
 
 
 def client_address() -> str:
-    """``ip:`` + the client's address as resolved above (``ip:unknown`` if the WSGI server
-    gave none)."""
-    return "ip:" + (request.remote_addr or "unknown")
+    """``ip:`` + the client's address as resolved above, an IPv6 one as its /64
+    (``service.http.auth.limited_address``; ``ip:unknown`` if the WSGI server gave none)."""
+    return "ip:" + auth.client_address()

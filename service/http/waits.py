@@ -382,8 +382,8 @@ def client_key(game_id: str, seat: Any) -> str:
     """Whom a wait is counted against: the verified seat (``seat`` is an int only after
     its token was checked), else the client's address (the peer, or the address a
     trusted proxy named: ``TABLETOP_TRUSTED_PROXIES``). Never unverified header text."""
-    from flask import request
+    from service.http import auth
 
     if type(seat) is int:
         return f"seat:{game_id}:{seat}"
-    return f"addr:{request.remote_addr}"
+    return f"addr:{auth.client_address()}"

@@ -30,6 +30,7 @@ from support.redis import TestRedis
 
 from events.redis_adapter.server import RedisServer
 from service.bootstrap import Services
+from service.http.auth import limited_address
 from service.http.ops import READY_TIMEOUT_S
 from service.http.ratelimit import RateLimiter, retry_after
 
@@ -515,6 +516,43 @@ def test_behind_a_trusted_proxy_each_client_address_has_its_own_limit(
         client.call("GET", "/v1/catalogue", headers={"X-Forwarded-For": "198.51.100.8"}).status
         == 200
     )
+
+
+def test_an_ipv6_client_is_counted_by_its_64_so_it_cannot_spread_over_its_own_addresses(
+    redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    # An IPv6 host may take any address of its /64: a limit per address would give it
+    # 2^64 buckets. Here each request comes from another address of one /64.
+    settings = app_settings(redis_target, key_prefix, rate_limit_per_minute=2, trusted_proxies=1)
+    client = FlaskApi(make_app(settings, redis_client).test_client())
+    same_64 = ["2001:db8:1:2::1", "2001:db8:1:2:ffff::7", "2001:db8:1:2:abcd:1:2:3"]
+    statuses = [
+        client.call("GET", "/v1/catalogue", headers={"X-Forwarded-For": a}).status for a in same_64
+    ]
+    assert statuses == [200, 200, 429]
+    # Another /64 is another client; an IPv4-mapped address is its IPv4 client.
+    assert client.call("GET", "/v1/catalogue", headers={"X-Forwarded-For": "2001:db8:1:3::1"}).status == 200
+    mapped = {"X-Forwarded-For": "::ffff:198.51.100.9"}
+    plain = {"X-Forwarded-For": "198.51.100.9"}
+    assert [client.call("GET", "/v1/catalogue", headers=h).status for h in (mapped, plain, plain)] == [
+        200, 200, 429,
+    ]
+
+
+@pytest.mark.parametrize(
+    ("address", "client"),
+    [
+        ("203.0.113.5", "203.0.113.5"),
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),
+        ("2001:DB8:1:2::9", "2001:db8:1:2::/64"),
+        ("::ffff:203.0.113.5", "203.0.113.5"),
+        ("fe80::1%eth0", "fe80::/64"),
+        ("unknown", "unknown"),
+        ("not:an:address", "not:an:address"),
+    ],
+)
+def test_the_address_a_client_is_counted_by(address: str, client: str) -> None:
+    assert limited_address(address) == client
 
 
 def test_an_unexpected_error_is_a_500_problem_without_internals(http_app: Flask) -> None:
