@@ -180,11 +180,13 @@ def _history_entry(game_id: str, ident: str, raw: Any) -> JSON | None:
 
 
 BOARD_CURSOR = re.compile(
-    r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?(?:e[-+]?[0-9]{1,3})?:(?:bot|player):[^\x00-\x1f\x7f]+"
+    r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,20})?(?:e[-+]?[0-9]{1,3})?:(?:bot|player):[^\x00-\x1f\x7f]+"
 )
 """A leaderboard cursor: ``<ordinal>:<identity>`` -- the same pattern as ``openapi.yaml``'s
-``RatingBoardCursor`` (a finite float in plain notation, so exactly what the contract
-admits is accepted)."""
+``RatingBoardCursor`` (a finite float as ``repr`` writes it, so exactly what the contract
+admits is accepted). Up to 20 decimals: ``repr`` writes an ordinal between 0.0001 and
+0.001 with three zeros and 17 significant digits (with 17, such a page's own
+``next_cursor`` was refused: a CI run, 2026-12-07)."""
 
 HISTORY_CURSOR = re.compile(r"[0-9]{1,18}:[A-Za-z0-9_-]{1,64}")
 """A rating history cursor: ``<end time ms>:<game id>`` (``RatingHistoryCursor``)."""

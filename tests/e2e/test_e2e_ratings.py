@@ -19,6 +19,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import redis
@@ -122,7 +123,7 @@ def board(api: HttpApi, game: str, limit: int = 500) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     cursor = None
     while True:
-        query = f"?limit={limit}" + (f"&cursor={cursor}" if cursor else "")
+        query = f"?limit={limit}" + (f"&cursor={quote(cursor, safe='')}" if cursor else "")  # as a client must
         reply = api.call("GET", f"/v1/ratings/{game}{query}")
         assert reply.status == 200, reply.body
         entries += reply.body["ratings"]
