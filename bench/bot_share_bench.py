@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from itertools import pairwise
 
 from rq import Queue, Worker
 
-from bench.bot_workers import latency_summary, stamp, start_workers, stop_workers
+from bench.bot_workers import latency_summary, start_workers, stop_workers, turn_latencies
 from events.redis_adapter.server import RedisServer
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
@@ -49,12 +48,7 @@ def run_case(server: RedisServer, name: str, flood: int, share: float, workers: 
                 raise RuntimeError("the measured game did not finish in 10 minutes")
             time.sleep(0.05)
         events = svc.app.queries.history(measured, 0, 0, 1000)["events"]
-        # One append per bot turn, its events stamped alike: the first event of each.
-        latencies = [
-            stamp(e["time"]) - stamp(before["time"])
-            for before, e in pairwise(events)
-            if e["actor"]["kind"] == "bot" and e["time"] != before["time"]
-        ]
+        latencies = turn_latencies(events)
         flood_running = sum(svc.app.queries.view(g, None)["status"] == "running" for g in flooding)
     finally:
         stop_workers(procs)

@@ -14,7 +14,9 @@ import statistics
 import subprocess
 import sys
 from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from service.settings import Settings
 
@@ -38,6 +40,16 @@ def start_workers(settings: Settings, count: int, **extra: str) -> list[subproce
 def stamp(text: str) -> float:
     """An event's ``time`` as seconds since the epoch."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def turn_latencies(events: list[dict[str, Any]]) -> list[float]:
+    """Seconds from each append to the bot append that followed it: one gap per bot turn
+    (the events of one append share its time stamp, so only the first of each counts)."""
+    return [
+        stamp(e["time"]) - stamp(before["time"])
+        for before, e in pairwise(events)
+        if e["actor"]["kind"] == "bot" and e["time"] != before["time"]
+    ]
 
 
 def stop_workers(procs: list[subprocess.Popen[bytes]]) -> None:

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import argparse
 import time
-from itertools import pairwise
 
 from rq import Queue, Worker
 
-from bench.bot_workers import latency_summary, stamp, start_workers, stop_workers
+from bench.bot_workers import latency_summary, start_workers, stop_workers, turn_latencies
 from events.redis_adapter.server import RedisServer
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
@@ -58,11 +57,7 @@ def run_case(server: RedisServer, strong_games: int, workers: int, budget: float
             time.sleep(0.05)
         waiting_strong = strong_queue.count
         events = svc.app.queries.history(greedy, 0, 0, 1000)["events"]
-        latencies = [
-            stamp(e["time"]) - stamp(before["time"])
-            for before, e in pairwise(events)
-            if e["command"] is not None and e["actor"]["kind"] == "bot"
-        ]
+        latencies = turn_latencies(events)
         running_strong = sum(svc.app.queries.view(g, None)["status"] == "running" for g in strong)
     finally:
         stop_workers(procs)
