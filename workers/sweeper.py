@@ -48,7 +48,9 @@ clocked games run -- and takes them in two phases of ``service.app.timeouts``: i
 looks at each (``look``: the clock's policy decides, nothing is written), waits out the
 pacing, then writes each (``carry_out``: the timeout recorded, the decision appended,
 the game re-scored). Exactly once under concurrent sweepers and crashes: see that
-module.
+module. A timeout is charged to its game's creator's share of the bot work
+(``service.app.bot_share``); one beyond it is not written but looked at again once paid
+for (``deferred``), so one client's idle clocked games cannot fill every pass.
 
 Finished games: :func:`archive_finished_games` moves a bounded batch of games finished
 more than ``settings.archive_after_s`` ago out of Redis into the archive each pass.
@@ -57,6 +59,7 @@ more than ``settings.archive_after_s`` ago out of Redis into the archive each pa
 from __future__ import annotations
 
 import logging
+import math
 import os
 import threading
 import time
@@ -70,10 +73,11 @@ from rq.registry import ScheduledJobRegistry
 
 from engine.table import OPEN, RUNNING
 from events.redis_adapter.keys import BOTS_WAITING, CLOCKS_DUE, SWEEPER_ALIVE, prefixed
+from service.app.bot_share import BotShare
 from service.app.errors import GameNotFound
 from service.app.notify import BotQueue, bot_job_id, bots_to_act
 from service.app.pacing import wait_out
-from service.app.timeouts import DECISION_SLOT_S, Step, carry_out, look, paced_s
+from service.app.timeouts import DECISION_SLOT_S, DEFERRED, Step, carry_out, look, paced_s
 from service.bootstrap import Services
 from workers.rq_worker import read_heartbeat
 
@@ -153,6 +157,7 @@ def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
     pause = (lambda: time.sleep(delay)) if delay > 0 else None
     outcomes: dict[str, str] = {}
     steps: list[Step] = []
+    share = _clock_share(svc)
     started = time.monotonic()
     for member in due:
         if (outcomes or steps) and _pass_full(started, len(steps)):
@@ -165,6 +170,8 @@ def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
             continue
         if isinstance(looked, str):
             outcomes[game_id] = looked
+        elif _deferred(svc, share, looked, now_ms):
+            outcomes[game_id] = DEFERRED
         else:
             steps.append(looked)
     wait_out(started, paced_s(len(steps), svc.settings.bot_floor_ms / 1000))
@@ -174,6 +181,28 @@ def sweep_clocks(svc: Services, now: float | None = None) -> dict[str, str]:
         except Exception:
             log.exception("clock of game %s: the timeout failed; trying again next pass", step.game_id)
     return outcomes
+
+
+def _clock_share(svc: Services) -> BotShare | None:
+    """The clients' shares the timeouts of their games are charged to (None: off)."""
+    if svc.settings.bot_share <= 0:
+        return None
+    queues = svc.queue_redis if svc.queue_redis is not None else svc.redis
+    return BotShare(queues, svc.settings.key_prefix, svc.settings)
+
+
+def _deferred(svc: Services, share: BotShare | None, step: Step, now_ms: int) -> bool:
+    """Whether ``step``, a timeout to record, waits for its game's creator's share: then
+    the game is looked at again once the share has paid for it (its entry in
+    ``clocks:due`` re-scored; XX: never re-adds a game the notifier removed)."""
+    if share is None or step.seat is None:  # a reveal, or a recorded timeout: finish it
+        return False
+    delay = share.game_delay_s(svc.redis, step.game_id)
+    if delay <= 0:
+        return False
+    due = prefixed(svc.settings.key_prefix, CLOCKS_DUE)
+    svc.redis.zadd(due, {step.game_id: now_ms + math.ceil(delay * 1000)}, xx=True)
+    return True
 
 
 def _pass_full(started: float, steps: int) -> bool:

@@ -75,7 +75,8 @@ class Notifier(Protocol):
     """What happens after every successful append (projection feed, bot queue)."""
 
     def owned_by(self, game_id: str, client: str) -> None:
-        """``client`` created ``game_id``, which has bot seats (their turns use its share)."""
+        """``client`` created ``game_id``, which has bot seats or a clock: its bots' turns
+        and timed-out decisions use the client's share."""
 
     def after_append(self, game_id: str, table: Table) -> None: ...
 
@@ -184,8 +185,8 @@ class Application:
             raise
         if waits and self.open_games is not None:
             self.open_games.opened(game_id, time.time(), client)
-        if client is not None and any(level is not None for level in seats):
-            self.notifier.owned_by(game_id, client)
+        if client is not None and (clock_settings is not None or any(level is not None for level in seats)):
+            self.notifier.owned_by(game_id, client)  # its bots' turns and timeouts use its share
         table = self.tables.load(game_id)
         self.notifier.after_append(game_id, table)
         return documents.view_document(game_id, table, None)

@@ -9,7 +9,7 @@ every other game's bots then waited behind a backlog that only grew. With 25 suc
 another client's bot turns took 182 ms (p50) instead of 13; with the share, 13.2
 (``bench/bot_share_bench.py``).
 
-How: a game created by a client with a bot seat records its creator
+How: a game created by a client with a bot seat or a turn clock records its creator
 (``<p>game:{<id>}:botowner``, read by the notifier in the pipeline it already sends).
 Each bot turn of that game is charged to the creator's bucket before it is queued: its
 expected cost (the bot's floor or think time, or a strong bot's whole budget, plus
@@ -18,7 +18,10 @@ expected cost (the bot's floor or think time, or a strong bot's whole budget, pl
 is queued at once; a later one is *scheduled* for when the client's share has paid for
 it, so it waits in RQ's scheduled registry, not in the queue other clients' turns
 pass through. Workers move due scheduled jobs to their queue every second
-(``workers.rq_worker.Duties``).
+(``workers.rq_worker.Duties``). The sweeper charges the decisions it makes for timed-out
+seats the same way (:meth:`BotShare.game_delay_s`): one client's idle clocked games
+would otherwise fill its passes and make every clock late; a timeout beyond the share is
+looked at again when it is paid for.
 
 Why not RQ's own ``RateLimit`` (a concurrency cap per key): a slot is held by its job
 until RQ releases it, and a job whose worker was killed stays "started" -- its slot
@@ -101,6 +104,15 @@ class BotShare:
     def on(self) -> bool:
         """Whether turns are charged at all (``bot_share`` > 0)."""
         return self._settings.bot_share > 0
+
+    def game_delay_s(self, store: Any, game_id: str) -> float:
+        """Charge one cheap decision made for ``game_id`` (a timed-out seat's, which the
+        sweeper makes itself) to the game's creator, read from ``store`` (the store's
+        Redis); 0 for a game without a recorded creator. Raises what Redis raises."""
+        owner = store.get(owner_key(self._prefix, game_id))
+        if owner is None:
+            return 0.0
+        return self.delay_s(owner.decode() if isinstance(owner, bytes) else owner, strong=False)
 
     def delay_s(self, owner: str, strong: bool) -> float:
         """Charge one bot turn (of a strong bot if ``strong``) to ``owner``; the seconds

@@ -202,8 +202,8 @@ class RedisNotifier:
         self._clock = clock
 
     def owned_by(self, game_id: str, client: str) -> None:
-        """Record that ``client`` created ``game_id``, a game with bot seats: its bot turns
-        use that client's share. Raises what Redis raises (the creation fails, as it would
+        """Record that ``client`` created ``game_id``, a game with bot seats or a clock: its
+        bot turns and timed-out decisions use that client's share. Raises what Redis raises (the creation fails, as it would
         on its next write)."""
         if self._share is not None:
             self._redis.set(owner_key(self._prefix, game_id), client, ex=OWNER_TTL_S)

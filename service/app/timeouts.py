@@ -57,6 +57,9 @@ from service.app.pacing import wait_out
 log = logging.getLogger(__name__)
 
 NOT_DUE, TIMED_OUT, REVEALED, GONE, STALE, DONE = "not_due", "timed_out", "revealed", "gone", "stale", "done"
+DEFERRED = "deferred"
+"""A timeout its game's creator's share has not paid for yet: looked at again later
+(``service.app.bot_share``; the seat keeps its turn meanwhile, as when the sweeper lags)."""
 
 DECISION_SLOT_S = 0.002
 """Time each due game of a pass is given to be looked at (its table loaded, its decision

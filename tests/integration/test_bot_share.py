@@ -13,6 +13,7 @@ while which still ran, which turns were deferred and which were not.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -22,11 +23,13 @@ from rq.registry import FinishedJobRegistry, ScheduledJobRegistry
 from support.processes import running, service_env, wait_until
 from support.redis import TestRedis
 
+from events.redis_adapter.keys import CLOCKS_DUE
 from service.app.bot_share import BotShare, bucket_key, turn_cost_s
 from service.app.notify import BotQueue, bot_job_id, bot_queue_names
+from service.app.timeouts import DEFERRED
 from service.bootstrap import Services, build
 from service.settings import Settings
-from workers.sweeper import RECOVER_AFTER_S, sweep_once
+from workers.sweeper import RECOVER_AFTER_S, sweep_clocks, sweep_once
 
 SHORT = {"turn_cap": 10}
 SHARE = 0.15
@@ -154,3 +157,33 @@ def test_the_sweeper_leaves_a_deferred_turn_alone_until_it_is_overdue(svc: Servi
     assert sweep_once(svc, bots, now=due + RECOVER_AFTER_S / 2) == []
     # Overdue (no worker moved it): recovered at once, as any lost turn.
     assert sweep_once(svc, bots, now=due + RECOVER_AFTER_S + 1) == [job.id]
+
+
+def test_a_clients_idle_clocked_games_wait_for_its_share_and_another_clients_clock_is_kept(
+    svc: Services, key_prefix: str
+) -> None:
+    # The sweeper decides for timed-out seats itself: one client's many idle clocked games
+    # would otherwise fill its passes and make every clock late.
+    clock = {"per_decision_s": 1, "policy": "bot:random"}
+    flooder, other = "ip:192.0.2.5", "ip:192.0.2.6"
+    share = BotShare(svc.redis, key_prefix, svc.settings)
+    while share.delay_s(flooder, strong=False) < 30:  # its share is spent far ahead
+        pass
+    games = {}
+    for client in (flooder, other):
+        game_id = svc.app.create_game("abluxxen", {}, [None, None], client, clock=clock)["game_id"]
+        for seat in range(2):
+            svc.app.join(game_id, f"p{seat}")
+        games[client] = game_id
+    now = time.time() + 10  # both seats' deadlines passed long ago
+    outcomes = sweep_clocks(svc, now=now)
+    assert outcomes == {games[flooder]: DEFERRED, games[other]: "timed_out"}
+    # Looked at again once the share has paid for it (about 30 s on), not before.
+    later = svc.redis.zscore(f"{key_prefix}{CLOCKS_DUE}", games[flooder])
+    assert later is not None and now * 1000 + 25_000 < later < now * 1000 + 35_000
+    assert games[flooder] not in sweep_clocks(svc, now=now + 5)  # the other's next timeout may be
+    assert _status(svc, games[flooder]) == "running"
+    # Once paid for (the bucket is on Redis' own clock: as if those 30 s had passed), the
+    # game's next look times it out like any other.
+    svc.redis.delete(bucket_key(key_prefix, flooder))
+    assert sweep_clocks(svc, now=later / 1000 + 1)[games[flooder]] == "timed_out"
