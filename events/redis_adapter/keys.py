@@ -51,9 +51,10 @@ Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
     otherwise. The sweeper re-enqueues members older than ``bot_stall_s``. Derived
     data: rebuilt by the next append of each game if lost.
 ``<p>game:{<id>}:botowner`` -- string with a TTL (a week)
-    The client (``ip:<address>``) that created a game with a bot seat, whose share of the
-    bot workers its bot turns use (``service/app/bot_share.py``). Written at creation,
-    read by the notifier before each bot turn; absent for games an operator created.
+    The client (``ip:<address>``) that created a game with a bot seat or a turn clock,
+    whose share of the bot work its bot turns and timeouts use
+    (``service/app/bot_share.py``). Written at creation, read by the notifier before each
+    bot turn and by the sweeper before each timeout; absent for games an operator created.
 ``<p>botshare:<client>`` -- string with a TTL, on RQ's Redis (below)
     The time (Redis' clock, seconds) up to which that client's share of the bot workers
     is spent; expires once it lies far enough in the past to count as a full burst.
