@@ -17,11 +17,15 @@ from __future__ import annotations
 import argparse
 import time
 
-from rq import Queue, Worker
-
-from bench.bot_workers import latency_summary, start_workers, stop_workers, turn_latencies
+from bench.bot_workers import (
+    latency_summary,
+    start_workers,
+    stop_workers,
+    turn_latencies,
+    wait_finished,
+    wait_for_workers,
+)
 from events.redis_adapter.server import RedisServer
-from service.app.notify import bot_queue_names
 from service.bootstrap import build
 from service.settings import Settings
 
@@ -36,17 +40,11 @@ def run_case(server: RedisServer, name: str, flood: int, share: float, workers: 
     svc = build(settings)
     procs = start_workers(settings, workers, bot_share=str(share))
     try:
-        cheap_queue = Queue(bot_queue_names(settings)[0], connection=svc.redis)
-        while Worker.count(queue=cheap_queue) < workers:  # not their start-up in the figures
-            time.sleep(0.05)
+        wait_for_workers(settings, svc.redis, workers)
         flooding = [svc.app.create_game("schlitzohr", {}, ["random", "random"], FLOODER)["game_id"] for _ in range(flood)]
         time.sleep(settle if flood else 0)
         measured = svc.app.create_game("schlitzohr", SHORT, ["greedy", "greedy"], OTHER)["game_id"]
-        deadline = time.monotonic() + 600
-        while svc.app.queries.view(measured, None)["status"] != "finished":
-            if time.monotonic() > deadline:
-                raise RuntimeError("the measured game did not finish in 10 minutes")
-            time.sleep(0.05)
+        wait_finished(svc, measured, "the measured game")
         events = svc.app.queries.history(measured, 0, 0, 1000)["events"]
         latencies = turn_latencies(events)
         flood_running = sum(svc.app.queries.view(g, None)["status"] == "running" for g in flooding)

@@ -13,6 +13,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import time
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
@@ -69,3 +70,24 @@ def latency_summary(latencies: list[float]) -> dict[str, float]:
         "p95_ms": 1000 * ordered[max(0, int(0.95 * len(ordered)) - 1)],
         "max_ms": 1000 * ordered[-1],
     }
+
+
+def wait_for_workers(settings: Settings, client: Any, count: int) -> None:
+    """Until ``count`` workers listen on ``settings``' cheap queue: their start-up is not
+    in a bench's figures."""
+    from rq import Queue, Worker
+
+    from service.app.notify import bot_queue_names
+
+    cheap = Queue(bot_queue_names(settings)[0], connection=client)
+    while Worker.count(queue=cheap) < count:
+        time.sleep(0.05)
+
+
+def wait_finished(svc: Any, game_id: str, what: str, timeout_s: float = 600) -> None:
+    """Until ``game_id`` has finished; RuntimeError naming ``what`` after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while svc.app.queries.view(game_id, None)["status"] != "finished":
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not finish in {timeout_s:.0f} s")
+        time.sleep(0.05)

@@ -18,11 +18,17 @@ workers take from only when no cheap turn waits.
 from __future__ import annotations
 
 import argparse
-import time
 
-from rq import Queue, Worker
+from rq import Queue
 
-from bench.bot_workers import latency_summary, start_workers, stop_workers, turn_latencies
+from bench.bot_workers import (
+    latency_summary,
+    start_workers,
+    stop_workers,
+    turn_latencies,
+    wait_finished,
+    wait_for_workers,
+)
 from events.redis_adapter.server import RedisServer
 from service.app.notify import bot_queue_names
 from service.bootstrap import build
@@ -41,20 +47,14 @@ def run_case(server: RedisServer, strong_games: int, workers: int, budget: float
     svc = build(settings)
     procs = start_workers(settings, workers, bot_budget_s=str(budget))
     try:
-        cheap_queue = Queue(bot_queue_names(settings)[0], connection=svc.redis)
-        while Worker.count(queue=cheap_queue) < workers:  # not their start-up in the figures
-            time.sleep(0.05)
+        wait_for_workers(settings, svc.redis, workers)
         strong = [
             svc.app.create_game("schlitzohr", {}, ["strong", "strong"])["game_id"]
             for _ in range(strong_games)
         ]
         greedy = svc.app.create_game("schlitzohr", SHORT, ["greedy", "greedy"])["game_id"]
         strong_queue = Queue(bot_queue_names(settings)[1], connection=svc.redis)
-        deadline = time.monotonic() + 600
-        while svc.app.queries.view(greedy, None)["status"] != "finished":
-            if time.monotonic() > deadline:
-                raise RuntimeError("the greedy game did not finish in 10 minutes")
-            time.sleep(0.05)
+        wait_finished(svc, greedy, "the greedy game")
         waiting_strong = strong_queue.count
         events = svc.app.queries.history(greedy, 0, 0, 1000)["events"]
         latencies = turn_latencies(events)

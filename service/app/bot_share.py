@@ -110,16 +110,16 @@ class BotShare:
         sweeper makes itself) to the game's creator, read from ``store`` (the store's
         Redis); 0 for a game without a recorded creator. Raises what Redis raises."""
         owner = store.get(owner_key(self._prefix, game_id))
-        if owner is None:
-            return 0.0
-        return self.delay_s(owner.decode() if isinstance(owner, bytes) else owner, strong=False)
+        return 0.0 if owner is None else self.delay_s(owner, strong=False)
 
-    def delay_s(self, owner: str, strong: bool) -> float:
-        """Charge one bot turn (of a strong bot if ``strong``) to ``owner``; the seconds
-        it must wait before it is queued (0: at once). Raises what Redis raises."""
+    def delay_s(self, owner: str | bytes, strong: bool) -> float:
+        """Charge one bot turn (of a strong bot if ``strong``) to ``owner`` (as stored in a
+        game's creator record, or as text); the seconds it must wait before it is queued
+        (0: at once). Raises what Redis raises."""
+        client = owner.decode() if isinstance(owner, bytes) else owner
         share = self._settings.bot_share
         cost = turn_cost_s(strong, self._settings) / share
         burst = self._settings.bot_burst_s / share
         idle = int(burst) + 1
-        delay_us = self._charge([bucket_key(self._prefix, owner)], [cost, burst, idle])
+        delay_us = self._charge([bucket_key(self._prefix, client)], [cost, burst, idle])
         return int(delay_us) / 1e6

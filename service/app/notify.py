@@ -203,8 +203,8 @@ class RedisNotifier:
 
     def owned_by(self, game_id: str, client: str) -> None:
         """Record that ``client`` created ``game_id``, a game with bot seats or a clock: its
-        bot turns and timed-out decisions use that client's share. Raises what Redis raises (the creation fails, as it would
-        on its next write)."""
+        bot turns and timed-out decisions use that client's share. Raises what Redis
+        raises (the creation fails, as it would on its next write)."""
         if self._share is not None:
             self._redis.set(owner_key(self._prefix, game_id), client, ex=OWNER_TTL_S)
 
@@ -248,8 +248,7 @@ class RedisNotifier:
         """How long a turn of a ``level`` bot of ``owner``'s game waits for its share."""
         if self._share is None or owner is None:
             return 0.0
-        client = owner.decode() if isinstance(owner, bytes) else owner
-        return self._share.delay_s(client, level in EXPENSIVE_LEVELS)
+        return self._share.delay_s(owner, level in EXPENSIVE_LEVELS)
 
 
     def _index_clock(self, game_id: str, table: Table) -> None:
