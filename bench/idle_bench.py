@@ -310,6 +310,7 @@ def start_server(redis_url: str, workers: int, worker_class: str) -> tuple[str, 
     # created and held open (issue #15) would refuse its idle games, not measure them.
     env["TABLETOP_CREATE_LIMIT_PER_MINUTE"] = str(RATE_LIMIT)
     env["TABLETOP_MAX_OPEN_GAMES_PER_CLIENT"] = "0"
+    env["TABLETOP_MAX_UNFINISHED_GAMES_PER_CLIENT"] = "0"
     argv = [sys.executable, "-m", "service.cli", "serve", "--bind", f"127.0.0.1:{port}"]
     argv += ["--workers", str(workers), "--worker-class", worker_class]
     process = subprocess.Popen(argv, env=env, cwd=ROOT, process_group=0, stderr=subprocess.DEVNULL)

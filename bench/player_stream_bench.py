@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     thread: threading.Thread | None = None
     try:
-        services = build(Settings(redis_url=server.url, key_prefix=PREFIX, max_open_games_per_client=0))
+        services = build(Settings(redis_url=server.url, key_prefix=PREFIX, max_open_games_per_client=0, max_unfinished_games_per_client=0))
         app, client = services.app, services.redis
         projector = Projector(client, PREFIX, shards=4, consumer="bench", block_ms=1000)
         thread = threading.Thread(target=projector.run, args=(stop,), daemon=True)

@@ -4,8 +4,10 @@ A game's history starts with ``GameCreated`` and the engine's setup events, then
 the lobby: ``SeatTaken`` / ``SeatLeft`` until every seat is taken, then
 ``PlayStarted``; after that only the engine's events, and ``SeedRevealed`` after
 ``GameEnded``. A game whose seats were not all taken in time ends in the lobby
-instead: ``GameExpired`` (written by the sweeper, as the system) makes it ``expired``
-for good -- no seat can be taken or left, no command is accepted. :func:`evolve_table` folds that whole history into a
+instead, and a running game nobody acts in for too long ends without a result:
+``GameExpired`` (written by the sweeper, as the system; reason ``not_started`` or
+``idle``) makes it ``expired`` for good -- no seat can be taken or left, no command
+is accepted. :func:`evolve_table` folds that whole history into a
 :class:`Table` -- the lobby part here, everything else through ``game.evolve``.
 
 Seats taken by bots are taken in the creation batch, so a game of bots only
@@ -167,6 +169,11 @@ def game_expired(open_s: int) -> Event:
     return Event(GAME_EXPIRED, {"reason": "not_started", "open_s": open_s})
 
 
+def game_idle(idle_s: int) -> Event:
+    """The game ran, but nobody acted for ``idle_s`` seconds: it is over, unscored."""
+    return Event(GAME_EXPIRED, {"reason": "idle", "idle_s": idle_s})
+
+
 def turn_timed_out(seat: int, policy: str, deadline: str) -> Event:
     """``seat`` let its deadline (ISO 8601 UTC) pass; ``policy`` now decides for it.
     Public facts only: who, when, and what happens next (the clock is public)."""
@@ -174,9 +181,11 @@ def turn_timed_out(seat: int, policy: str, deadline: str) -> Event:
 
 
 def check_not_expired(table: Table) -> None:
-    """RuleViolation ``game_expired`` for a game that expired in the lobby."""
+    """RuleViolation ``game_expired`` for a game that expired: in the lobby, or idle."""
     if table.status == EXPIRED:
-        raise RuleViolation(GAME_EXPIRED_CODE, "this game expired before every seat was taken")
+        raise RuleViolation(
+            GAME_EXPIRED_CODE, "this game expired: its seats were not all taken in time, or nobody acted for too long"
+        )
 
 
 BIDI_CONTROLS = frozenset(

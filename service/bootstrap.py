@@ -17,6 +17,7 @@ from events.redis_adapter.feed import shards_from_env
 from events.redis_adapter.store import RedisEventStore
 from service.accounts.store import AccountStore
 from service.app.application import Application, Notifier
+from service.app.live_games import LiveGames
 from service.app.open_games import OpenGames
 from service.runner import pid
 from service.settings import Settings
@@ -129,9 +130,21 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
         cap=settings.max_open_games_per_client,
         ttl_s=settings.open_game_ttl_s,
     )
+    live_games = LiveGames(
+        client,
+        settings.key_prefix,
+        cap=settings.max_unfinished_games_per_client,
+        open_ttl_s=settings.open_game_ttl_s,
+        idle_ttl_s=settings.idle_game_ttl_s,
+    )
     accounts = AccountStore(client, settings.key_prefix)
     app = Application(
-        store, notifier, snapshot_every=settings.snapshot_every, open_games=open_games, accounts=accounts
+        store,
+        notifier,
+        snapshot_every=settings.snapshot_every,
+        open_games=open_games,
+        live_games=live_games,
+        accounts=accounts,
     )
     return Services(settings, client, store, app, queue_client)
 

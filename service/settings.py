@@ -126,6 +126,16 @@ class Settings:
     """Open games one client (its address, see ``TABLETOP_TRUSTED_PROXIES``) may have at
     once; a further creation answers 429 ``too_many_open_games``; 0 = no cap."""
 
+    max_unfinished_games_per_client: int = 100
+    """Games one client may have created that have not ended -- open or running, bots'
+    included; a further creation answers 429 ``too_many_unfinished_games``; 0 = no cap.
+    Bounds what one address keeps in Redis with games it starts and never plays."""
+
+    idle_game_ttl_s: int = 604_800
+    """A running game nobody has written to for this many seconds is expired by the
+    sweeper (``GameExpired``, reason ``idle``: over, unscored); 0 = never. A week: far
+    beyond a slow move, and it frees the creator's place in the cap above."""
+
     bot_think_ms: int = 0
     """Pause before a bot submits, so people can follow mixed games."""
 

@@ -1,4 +1,4 @@
-"""The sweeper: no game waits on a bot for ever, and no game stays open for ever.
+"""The sweeper: no game waits on a bot for ever, and no game stays open, or idle, for ever.
 
 A bot job can be lost or stuck: its worker was killed mid-job, Redis crashed while it
 ran, Redis failed over between the append and the enqueue, its retries ran out. The
@@ -41,6 +41,13 @@ has the application record ``GameExpired`` for each one still open -- through it
 table path, at the table's version, so a seat taken at the same moment wins (the
 expiry conflicts and is retried next pass) and two sweepers expire a game once.
 Members that are no longer open (started, expired, gone) leave the index.
+
+Idle games: :func:`expire_idle_games` takes the games of ``<p>games:running`` (see
+``service.app.live_games``) due for a look -- scored more than
+``settings.idle_game_ttl_s`` ago -- and has the application record ``GameExpired``
+(reason ``idle``) for each one still running with nothing written since then, through
+its table path as above; one written to meanwhile is re-scored by its last event, one
+that no longer runs leaves the index.
 
 Turn clocks: :func:`sweep_clocks` takes the members of ``<p>clocks:due`` (see
 ``service.app.clock_index``) scored at or before now -- one ZRANGEBYSCORE, however many
@@ -123,6 +130,30 @@ def expire_open_games(svc: Services, now: float | None = None) -> list[str]:
             log.info("game %s expired: its seats were not all taken within %s s", game_id, ttl)
         elif table.status != OPEN:
             index.closed(game_id)  # started or expired meanwhile: a removal was lost
+    return expired
+
+
+def expire_idle_games(svc: Services, now: float | None = None) -> list[str]:
+    """One pass over the running games due for a look; returns the ids it expired."""
+    ttl = svc.settings.idle_game_ttl_s
+    index = svc.app.live_games
+    if ttl <= 0 or index is None:
+        return []
+    now = time.time() if now is None else now
+    expired: list[str] = []
+    for game_id in index.due(now - ttl, SWEEP_BATCH):
+        try:
+            looked = svc.app.expire_idle(game_id, ttl, datetime.fromtimestamp(now, UTC))
+        except GameNotFound:
+            index.stopped(game_id)
+            continue
+        if looked.look_again_at is not None:
+            index.look_again(game_id, looked.look_again_at)  # written to within the TTL
+            continue
+        index.stopped(game_id)  # expired now, or it ended or expired before
+        if looked.expired:
+            expired.append(game_id)
+            log.info("game %s expired: nothing was written to it for %s s", game_id, ttl)
     return expired
 
 
@@ -349,6 +380,7 @@ def run(svc: Services, stop: threading.Event) -> None:
             sweep_once(svc, bots)
             sweep_clocks(svc)
             expire_open_games(svc)
+            expire_idle_games(svc)
             svc.redis.set(alive, str(time.time()), ex=max(1, int(interval * ALIVE_TTL_PASSES) + 1))
         except Exception:
             log.exception("sweep failed; trying again in %.1f s", interval)

@@ -11,8 +11,9 @@ point (see ``service/app``):
   system;
 - ``PlayStarted``: the game is open, set up, and every seat is taken;
 - ``SeedRevealed``: the game has ended, the system wrote it, and it is the last event;
-- ``GameExpired``: the game is still open and the system wrote it (an expired game
-  never reveals its seed, so a verified history can only hold one by forgery);
+- ``GameExpired``: the system wrote it, with reason ``not_started`` while the game is
+  open, or ``idle`` while it runs (an expired game never reveals its seed, so a
+  verified history can only hold one by forgery);
 - ``SeatTokenReissued``: the seat is held by a registered player, the game is open or
   running (``engine.table.check_reissue``); written by that seat;
 - ``TurnTimedOut``: the game runs with a turn clock, no other timeout is pending, the
@@ -70,8 +71,17 @@ def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:
         _seed_revealed(table, envelope, last)
     elif kind == TURN_TIMED_OUT:
         _turn_timed_out(table, envelope)
-    elif kind == GAME_EXPIRED and (table.status != OPEN or envelope.actor != {"kind": "system"}):
-        raise Discrepant(version, RULES, "GameExpired is written by the system, only while the game is open")
+    elif kind == GAME_EXPIRED:
+        _game_expired(table, envelope)
+
+
+def _game_expired(table: Table, envelope: Envelope) -> None:
+    status = {"not_started": OPEN, "idle": RUNNING}.get(str(envelope.data.get("reason")))
+    if table.status != status or envelope.actor != {"kind": "system"}:
+        raise Discrepant(
+            envelope.version, RULES,
+            "GameExpired is written by the system: not_started while the game is open, idle while it runs",
+        )
 
 
 def _seat_taken(table: Table, envelope: Envelope) -> None:

@@ -34,8 +34,8 @@ from events.redis_adapter.scripts import Script
 from events.state.codec import StateCodec
 
 STATUSES = (OPEN, RUNNING, FINISHED, EXPIRED)
-"""Every status, in the only order a game goes through them (expired comes only
-after open: a game that expires never runs)."""
+"""Every status, in the only order a game goes through them (expired comes after
+open, or after running for a game nobody played on: never back)."""
 
 
 def status_rank(status: str) -> int:

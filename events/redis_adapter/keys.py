@@ -84,6 +84,22 @@ Open games (``service/app/open_games.py`` writes, ``workers/sweeper.py`` reads):
     and reservations older than a minute dropped then. Expires a day after the
     open-game TTL, renewed by each creation.
 
+Unfinished games (``service/app/live_games.py`` writes, ``workers/sweeper.py`` reads):
+
+``<p>games:running`` -- sorted set
+    Member = id of a running game, score = Unix time from which the sweeper looks at it
+    (when it started, then its last event's time). Added when the game starts, removed
+    when it ends or expires. The sweeper records ``GameExpired`` (reason ``idle``) for
+    members with nothing written for ``TABLETOP_IDLE_GAME_TTL_S``, and re-scores the
+    others by their last event.
+``<p>livegames:{<client>}`` -- sorted set with a TTL
+    The games one client created that have not ended, open or running (member = id,
+    score = creation time), and ``r:<game id>`` for each creation in flight; counted
+    against ``TABLETOP_MAX_UNFINISHED_GAMES_PER_CLIENT`` at creation like the open-games
+    set, members neither in ``games:open`` nor running without an end dropped then.
+    Expires a day after the open-game and idle-game TTLs together, renewed by each
+    creation.
+
 Stream hubs (``service/http/waits.py``, one per API worker process, for the account
 notice streams; game streams follow the live channels above):
 
@@ -236,6 +252,8 @@ WORKER_ALIVE = "worker:alive:"
 """Name (under the prefix, before the worker's name) of a bot worker's heartbeat; see above."""
 OPEN_GAMES = "games:open"
 """Name (under the prefix) of the index of open games; see above."""
+RUNNING_GAMES = "games:running"
+"""Name (under the prefix) of the index of running games; see above."""
 
 
 def client_open_games(prefix: str, client_id: str) -> str:
@@ -243,6 +261,13 @@ def client_open_games(prefix: str, client_id: str) -> str:
     if "{" in client_id or "}" in client_id:
         raise ValueError(f"a client id must not contain braces: {client_id!r}")
     return f"{check_prefix(prefix)}opengames:{{{client_id}}}"
+
+
+def client_live_games(prefix: str, client_id: str) -> str:
+    """The set of unfinished games ``client_id`` created (its own hash tag; braces refused)."""
+    if "{" in client_id or "}" in client_id:
+        raise ValueError(f"a client id must not contain braces: {client_id!r}")
+    return f"{check_prefix(prefix)}livegames:{{{client_id}}}"
 
 
 def prefixed(prefix: str, name: str) -> str:

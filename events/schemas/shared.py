@@ -8,14 +8,18 @@
 - ``SeatTaken`` / ``SeatLeft`` / ``PlayStarted`` (v1, the table of
   ``engine.table``): the lobby, before play begins.
 - ``GameExpired`` (v1, the table): the game never started -- its seats were not all
-  taken within ``TABLETOP_OPEN_GAME_TTL_S``; written by the sweeper as the system.
+  taken within ``TABLETOP_OPEN_GAME_TTL_S`` (reason ``not_started``, ``open_s``) -- or
+  it ran but nobody acted for ``TABLETOP_IDLE_GAME_TTL_S`` (reason ``idle``,
+  ``idle_s``); written by the sweeper as the system.
 - ``TurnTimedOut`` (v1, the table): a seat let its turn clock's deadline pass; written
   by the sweeper as the system (``engine.turnclock``).
 """
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.table import MAX_NAME_LENGTH
 from events.schemas.fields import HEX64, ISO_UTC, MAX_SEAT, StrictBool, seat_field
@@ -98,10 +102,23 @@ class PlayStartedData(Schema):
 
 
 class GameExpiredData(Schema):
-    """``{"reason": "not_started", "open_s"}``: the seconds the game stayed open."""
+    """``{"reason": "not_started", "open_s"}``: the seconds the game stayed open; or
+    ``{"reason": "idle", "idle_s"}``: the seconds it ran with nothing written."""
 
-    reason = fields.String(required=True, validate=validate.OneOf(["not_started"]))
-    open_s = fields.Integer(strict=True, required=True, validate=validate.Range(min=0))
+    JSON_SCHEMA_ONE_OF = (  # the hook below, for the published contract (events.schemas.jsonschema)
+        {"properties": {"reason": {"const": "not_started"}}, "required": ["open_s"], "not": {"required": ["idle_s"]}},
+        {"properties": {"reason": {"const": "idle"}}, "required": ["idle_s"], "not": {"required": ["open_s"]}},
+    )
+
+    reason = fields.String(required=True, validate=validate.OneOf(["not_started", "idle"]))
+    open_s = fields.Integer(strict=True, validate=validate.Range(min=0))
+    idle_s = fields.Integer(strict=True, validate=validate.Range(min=0))
+
+    @validates_schema
+    def _seconds_of_its_reason(self, data: dict[str, Any], **kwargs: Any) -> None:
+        wanted = "open_s" if data["reason"] == "not_started" else "idle_s"
+        if set(data) & {"open_s", "idle_s"} != {wanted}:
+            raise ValidationError(f"reason {data['reason']!r} comes with {wanted} alone", wanted)
 
 
 class TurnTimedOutData(Schema):
@@ -140,7 +157,10 @@ SHARED_TYPES: tuple[EventType, ...] = (
     EventType(
         "GameExpired",
         GameExpiredData(),
-        description="The game never started: its seats were not all taken in time.",
+        description=(
+            "The game is over without a result: it never started (its seats were not all taken in time),"
+            " or nobody acted in it for too long."
+        ),
     ),
     EventType(
         "TurnTimedOut",

@@ -34,6 +34,7 @@ from engine.table import (
     check_reissue,
     evolve_table,
     game_expired,
+    game_idle,
     game_started,
     player_name,
     seat_left,
@@ -46,6 +47,7 @@ from events.model.envelope import SYSTEM, bot_actor, seat_actor, timeout_actor
 from events.model.errors import IdempotencyKeyReused, VersionConflict
 from events.model.port import GameRef
 from events.model.records import engine_rng, new_seed, seed_revealed, setup_events
+from events.model.redaction import ADMIN
 from events.redis_adapter.store import RedisEventStore
 from service.accounts.store import Account, AccountStore, is_player_key
 from service.app import documents, retries
@@ -59,9 +61,11 @@ from service.app.errors import (
     NotSeated,
     StaleVersion,
     TooManyOpenGames,
+    TooManyUnfinishedGames,
     Unauthenticated,
     VersionRequired,
 )
+from service.app.live_games import LiveGames
 from service.app.open_games import OpenGames
 from service.app.queries import Queries
 from service.app.tables import TableRepository
@@ -107,6 +111,16 @@ class Outcome:
 
 
 @dataclass(frozen=True, slots=True)
+class IdleLook:
+    """What :meth:`Application.expire_idle` found: ``expired`` by this call; for a game
+    still running, ``look_again_at`` (Unix time) from which it may be idle for long
+    enough (None: it does not run, or no longer)."""
+
+    expired: bool
+    look_again_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Joined:
     """A taken seat and its token (shown once; only its hash is stored)."""
 
@@ -126,12 +140,15 @@ class Application:
         snapshot_every: int = 100,
         open_games: OpenGames | None = None,
         accounts: AccountStore | None = None,
+        live_games: LiveGames | None = None,
     ) -> None:
-        """``open_games``: the open-games index and per-client cap (None: neither -- tools
-        that only write histories). ``accounts``: the registered players (None: no
+        """``open_games``: the open-games index and per-client cap; ``live_games``: the
+        running-games index and the per-client cap on unfinished games (None: neither --
+        tools that only write histories). ``accounts``: the registered players (None: no
         accounts -- player keys are refused and no name is reserved)."""
         self.store = store
         self.open_games = open_games
+        self.live_games = live_games
         self.accounts = accounts
         self.tables = TableRepository(store, snapshot_every)
         self.queries = Queries(self.tables)
@@ -151,11 +168,12 @@ class Application:
         """A new game with one entry per seat in ``seats``: None (a person) or a bot level.
 
         ``client``: who creates it (``ip:<address>``; None: an operator or a tool), counted
-        against the open-games cap while the game is open. ``clock``: the game's turn
+        against the unfinished-games cap until the game ends, and the open-games cap while
+        it is open. ``clock``: the game's turn
         clock (``engine.turnclock.check_clock``; None: no clock). Returns the spectator
         view. RuleViolation for an unknown game, bad options, a bad clock
-        (``invalid_clock``), a bad seat count or an unknown bot level; TooManyOpenGames
-        when ``client`` is at the cap.
+        (``invalid_clock``), a bad seat count or an unknown bot level; TooManyUnfinishedGames
+        or TooManyOpenGames when ``client`` is at a cap.
         """
         game = get_game(game_name)
         checked = game.validate_options(options)
@@ -165,31 +183,55 @@ class Application:
                 raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
         waits = any(level is None for level in seats)
         game_id = new_game_id()
-        wait = self.open_games.admit(client, time.time(), game_id) if waits and self.open_games is not None else None
-        if wait is not None:
-            cap = self.open_games.cap  # type: ignore[union-attr]
-            raise TooManyOpenGames(
-                f"at most {cap} open games per client: fill or wait for some first", retry_after_s=int(wait)
-            )
+        self._admit(game_id, client, waits)
         seed = new_seed()
         events = setup_events(game, checked, len(seats), seed, clock_settings)
         events += [seat_taken(i, bot_seat_name(level, i), bot=level) for i, level in enumerate(seats) if level is not None]
-        if all(level is not None for level in seats):
+        if not waits:
             events.append(game_started())
         try:
             self.store.create(GameRef(game_id, game.name), events, seed, actor=SYSTEM)
         except BaseException:
-            if waits and self.open_games is not None:
-                with contextlib.suppress(Exception):  # else it lapses (RESERVATION_GRACE_S)
-                    self.open_games.released(game_id, client)
+            with contextlib.suppress(Exception):  # else they lapse (RESERVATION_GRACE_S)
+                self._release(game_id, client, waits)
             raise
+        created = time.time()
+        if self.live_games is not None:
+            self.live_games.created(game_id, created, client, running=not waits)
         if waits and self.open_games is not None:
-            self.open_games.opened(game_id, time.time(), client)
+            self.open_games.opened(game_id, created, client)
         if client is not None and (clock_settings is not None or any(level is not None for level in seats)):
             self.notifier.owned_by(game_id, client)  # its bots' turns and timeouts use its share
         table = self.tables.load(game_id)
         self.notifier.after_append(game_id, table)
         return documents.view_document(game_id, table, None)
+
+    def _admit(self, game_id: str, client: str | None, waits: bool) -> None:
+        """Take ``client``'s places for a new game (``waits``: it has a free seat, so it
+        is open first): TooManyUnfinishedGames or TooManyOpenGames at a cap, with
+        nothing taken."""
+        now = time.time()
+        wait = self.live_games.admit(client, now, game_id) if self.live_games is not None else None
+        if wait is not None:
+            cap = self.live_games.cap  # type: ignore[union-attr]
+            raise TooManyUnfinishedGames(
+                f"at most {cap} unfinished games per client: finish some first", retry_after_s=int(wait)
+            )
+        wait = self.open_games.admit(client, now, game_id) if waits and self.open_games is not None else None
+        if wait is not None:
+            with contextlib.suppress(Exception):  # else it lapses (RESERVATION_GRACE_S)
+                self._release(game_id, client, waits=False)
+            cap = self.open_games.cap  # type: ignore[union-attr]
+            raise TooManyOpenGames(
+                f"at most {cap} open games per client: fill or wait for some first", retry_after_s=int(wait)
+            )
+
+    def _release(self, game_id: str, client: str | None, waits: bool) -> None:
+        """Give back the places :meth:`_admit` took for a game that was not created."""
+        if self.live_games is not None:
+            self.live_games.released(game_id, client)
+        if waits and self.open_games is not None:
+            self.open_games.released(game_id, client)
 
     def join(self, game_id: str, name: Any, seat: int | None = None, account: Account | None = None) -> Joined:
         """Take ``seat`` (None = the lowest free one) as ``name``; the game starts when full.
@@ -219,6 +261,8 @@ class Application:
         if starts:
             events.append(game_started())
         table = self._append(game_id, table, events, seat_actor(chosen), None, None)
+        if starts and self.live_games is not None:
+            self.live_games.started(game_id, time.time())  # before it leaves the open index
         if starts and self.open_games is not None:
             self.open_games.closed(game_id)
         return Joined(game_id, chosen, token, documents.view_document(game_id, table, chosen))
@@ -263,6 +307,28 @@ class Application:
         if self.open_games is not None:
             self.open_games.closed(game_id)
         return True
+
+    def expire_idle(self, game_id: str, idle_ttl_s: int, now: datetime) -> IdleLook:
+        """Record ``GameExpired`` (reason ``idle``) if ``game_id`` runs and nothing was
+        written to it for ``idle_ttl_s`` seconds (the sweeper's job); says whether this
+        call expired it and, for a game still running, when to look again (its last
+        event's time: the index is scored from there).
+
+        Through the table path at the table's version, like :meth:`expire`: a command
+        at the same moment wins (the expiry conflicts, and the game is looked at again).
+        The seed is *not* revealed, as for a game that never started: the game has no
+        result, and its hidden facts stay as hidden as in any game nobody finished."""
+        table = self.tables.load(game_id)
+        if table.status != RUNNING:
+            return IdleLook(expired=False, look_again_at=None)
+        last = _parse_time(self.store.read_range(game_id, ADMIN, table.version, table.version)[0].time)
+        if now - last < timedelta(seconds=idle_ttl_s):
+            return IdleLook(expired=False, look_again_at=last.timestamp())
+        try:
+            self._append(game_id, table, [game_idle(int((now - last).total_seconds()))], SYSTEM, None, None)
+        except StaleVersion:
+            return IdleLook(expired=False, look_again_at=now.timestamp())  # written to meanwhile
+        return IdleLook(expired=True, look_again_at=None)
 
     # -- play --------------------------------------------------------------------------
 
@@ -426,6 +492,8 @@ class Application:
         self.tables.remember(game_id, after)
         if after.status == FINISHED:
             self._reveal_seed(game_id, after)
+            if self.live_games is not None:
+                self.live_games.stopped(game_id)  # lost to a crash: the sweeper drops it
         self.notifier.after_append(game_id, self.tables.cached(game_id) or after)
         return Outcome(documents.outcome_document(game_id, after, events, seat))
 

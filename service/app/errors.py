@@ -66,6 +66,18 @@ class TooManyOpenGames(AppError):
         self.retry_after_s = retry_after_s
 
 
+class TooManyUnfinishedGames(AppError):
+    """The client already has as many unfinished games as it may
+    (``TABLETOP_MAX_UNFINISHED_GAMES_PER_CLIENT``); ``retry_after_s``: until its oldest
+    running game could expire as idle at the earliest."""
+
+    code = "too_many_unfinished_games"
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
 class NotFinished(AppError):
     """Something only a finished game has (a complete export, the seed)."""
 

@@ -42,8 +42,8 @@ RESERVATION_GRACE_S = 60.0
 """A reservation older than this belongs to a creation that died: it no longer counts.
 A creation is one append and a few round trips; a minute is far beyond any of them."""
 
-_RESERVE = """
--- Take one of a client's open-game places if one is free, in one step.
+RESERVE_SCRIPT = """
+-- Take one of a client's places (open games; unfinished ones, service.app.live_games) if one is free, in one step.
 -- KEYS[1] = the client's set; ARGV[1] = cap, ARGV[2] = now, ARGV[3] = the reservation's
 -- member, ARGV[4] = the set's TTL. Returns 1 if reserved, 0 if the client is at the cap.
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return 0 end
@@ -64,7 +64,7 @@ class OpenGames:
         self.cap = cap
         self.ttl_s = ttl_s
         self._open = prefixed(prefix, OPEN_GAMES)
-        self._reserve = Script(client, _RESERVE)
+        self._reserve = Script(client, RESERVE_SCRIPT)
 
     def open_since(self, client_id: str, now: float | None = None) -> list[float]:
         """Creation times of ``client_id``'s games still open, oldest first, dropping from

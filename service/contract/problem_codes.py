@@ -56,6 +56,7 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "ticket_rate_limited": ((429,), "too many stream tickets per minute"),
     "too_many_streams": ((429,), "too many open streams and long polls for this client"),
     "too_many_open_games": ((429,), "too many open games for this client"),
+    "too_many_unfinished_games": ((429,), "too many unfinished games (open or running) created by this client"),
     "headers_too_large": ((431,), "too many or too large headers"),
     "internal_error": ((500,), "a bug on our side; logged, nothing disclosed"),
     "unsupported_transfer_coding": ((501,), "a transfer coding the server does not support"),

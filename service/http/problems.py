@@ -45,6 +45,7 @@ STATUS_OF: Mapping[type[app_errors.AppError], int] = {
     app_errors.IdempotencyMismatch: 422,
     app_errors.NotFinished: 409,
     app_errors.TooManyOpenGames: 429,
+    app_errors.TooManyUnfinishedGames: 429,
     app_errors.NameRegistered: 409,
     app_errors.NameReserved: 409,
     app_errors.AlreadySeated: 409,
@@ -121,7 +122,7 @@ def _app_error(error: app_errors.AppError) -> Response:
     extra: dict[str, Any] = {}
     if isinstance(error, (app_errors.Unauthenticated, app_errors.NotAPlayer)):
         headers["WWW-Authenticate"] = 'Bearer realm="tabletop"'
-    if isinstance(error, (app_errors.TooManyOpenGames, app_errors.ServerBusy)):
+    if isinstance(error, (app_errors.TooManyOpenGames, app_errors.TooManyUnfinishedGames, app_errors.ServerBusy)):
         headers["Retry-After"] = str(error.retry_after_s)
     if isinstance(error, app_errors.StaleVersion):
         metrics.CONFLICTS.inc()

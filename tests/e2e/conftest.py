@@ -23,11 +23,13 @@ SERVER_SETTINGS = {
     "sse_heartbeat_s": 0.5,
     "long_poll_max_s": 0.25,
     "max_open_games_per_client": 1000,
+    "max_unfinished_games_per_client": 0,
 }
 """Short stream and long-poll bounds: schemathesis may ask for the longest of both. The
-open-games cap (tested in tests/security) is lifted: the generated requests create many
-open games from one address (more since the turn clock joined the create body), and
-the fixtures after them must still be able to create theirs."""
+open-games and unfinished-games caps (tested in tests/security) are lifted: the
+generated requests create many games from one address (more since the turn clock
+joined the create body), and the fixtures after them must still be able to create
+theirs."""
 
 
 @pytest.fixture(scope="session")

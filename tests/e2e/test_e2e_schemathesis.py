@@ -39,6 +39,7 @@ SETTINGS = {
     "verify_limit_per_minute": 0,
     "replay_limit_per_minute": 0,
     "max_open_games_per_client": 0,
+    "max_unfinished_games_per_client": 0,
     "sse_max_s": 3.0,
     "sse_heartbeat_s": 0.5,
     "long_poll_max_s": 0.25,

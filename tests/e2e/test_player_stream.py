@@ -44,6 +44,7 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         create_limit_per_minute=0,
         replay_limit_per_minute=0,
         max_open_games_per_client=0,
+        max_unfinished_games_per_client=0,
         sse_max_s=4,
         sse_heartbeat_s=1,
         # One address plays 20 bot games at once: what a client's share of the bot workers

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 
 import requests
 from rawhttp import READ_TIMEOUT_S, RawAnswer, connect, parse, read_all
-from support.http_games import HttpApi, create_game, seat_everyone
+from support.http_games import HttpApi, create_game, move, seat_everyone
 
 STREAMS = 300
 LONG_POLLS = 100
@@ -61,21 +61,6 @@ def open_stream(url: str, game_id: str, i: int) -> tuple[socket.socket, bytes]:
     answer, body = read_head(sock)
     assert answer.status == 200, answer
     return sock, body
-
-
-def move(api: HttpApi, game_id: str, tokens: list[str]) -> int:
-    """One legal command by whoever must act; the new version."""
-    view = api.call("GET", f"/v1/games/{game_id}").body
-    seat = int(min(view["to_act"], key=int))
-    legal = api.call("GET", f"/v1/games/{game_id}/legal", token=tokens[seat]).body["commands"]
-    reply = api.call(
-        "POST",
-        f"/v1/games/{game_id}/commands",
-        token=tokens[seat],
-        body={"command": legal[0], "expected_version": view["version"]},
-    )
-    assert reply.status == 200, reply.body
-    return int(reply.body["version"])
 
 
 @contextlib.contextmanager

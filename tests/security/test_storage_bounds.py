@@ -20,9 +20,15 @@ import pytest
 import redis
 import requests
 import yaml
-from support.http_games import FlaskApi, HttpApi, create_game, play_randomly, seat_everyone
+from support.http_games import FlaskApi, HttpApi, create_game, move, play_randomly, seat_everyone
 from support.live_server import LiveServer
-from support.processes import ROOT, running, service_env, stop_process, wait_until
+from support.processes import (
+    ROOT,
+    running,
+    running_projector,
+    service_env,
+    wait_until,
+)
 from support.redis import TestRedis
 from support.security_servers import own_server
 
@@ -65,14 +71,7 @@ def test_an_open_game_that_never_starts_expires(
 ) -> None:
     game_id = create_game(api, "abluxxen", 3)
     joined = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": "ada"}).body
-    projector = subprocess.Popen(
-        [sys.executable, "-m", "workers.projector"],
-        env=bounded_server.env,
-        cwd=ROOT,
-        process_group=0,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with running_projector(bounded_server.env):
         wait_until(lambda: game_id in _listed(api, "open"), 30, "the lobby to list the game", 0.1)
         with running(["sweeper"], bounded_server.env):
             view = wait_until(
@@ -81,8 +80,6 @@ def test_an_open_game_that_never_starts_expires(
         assert view["to_act"] == {} and view["seed"] is None
         wait_until(lambda: game_id in _listed(api, "expired"), 30, "the lobby to move it", 0.1)
         assert game_id not in _listed(api, "open")
-    finally:
-        stop_process(projector)
     # Recorded, by the system, as the last event; nothing can follow.
     events = api.call("GET", f"/v1/games/{game_id}/events").body["events"]
     assert events[-1]["type"] == "GameExpired" and events[-1]["actor"] == {"kind": "system"}
@@ -148,6 +145,56 @@ def _cap_holds(api: HttpApi, bounded_server: LiveServer) -> None:
         token=bounded_server.env["TABLETOP_ADMIN_TOKEN"],
     )
     assert admin.status == 201, admin.body
+
+
+IDLE_TTL_S = 2
+
+
+def test_games_a_client_starts_and_never_plays_are_capped_and_expire_when_idle(redis_target: TestRedis) -> None:
+    """The attack: create games, take every seat, never move -- each stayed in Redis for
+    ever (21 KB for 5-player Abluxxen; 30 a minute pass the creation limit)."""
+    with own_server(
+        redis_target,
+        rate_limit_per_minute=0,
+        max_open_games_per_client=0,
+        max_unfinished_games_per_client=2,
+        idle_game_ttl_s=IDLE_TTL_S,
+        sweep_interval_s=0.2,
+    ) as server, requests.Session() as s:
+        api = HttpApi(s, server.url)
+        idle, played = (create_game(api, "abluxxen", 2) for _ in range(2))
+        tokens = {game_id: seat_everyone(api, game_id, 2) for game_id in (idle, played)}
+        body = {"game": "abluxxen", "players": 2}
+        refused = api.call("POST", "/v1/games", body=body)
+        assert (refused.status, refused.code) == (429, "too_many_unfinished_games"), refused.body
+        assert 1 <= int(refused.headers["Retry-After"]) <= IDLE_TTL_S  # the oldest one's idle expiry
+        bots = api.call("POST", "/v1/games", body={**body, "bots": {"0": "random", "1": "random"}})
+        assert (bots.status, bots.code) == (429, "too_many_unfinished_games"), bots.body
+        admin = api.call("POST", "/v1/games", body=body, token=server.env["TABLETOP_ADMIN_TOKEN"])
+        assert admin.status == 201, admin.body  # the operator is not capped
+
+        with running_projector(server.env):
+            with running(["sweeper"], server.env):
+                # One game is played a move every 0.3 s, the other not at all.
+                wait_until(lambda: move(api, played, tokens[played]) and _expired(api, idle), 30, "its expiry", 0.3)
+                assert api.call("GET", f"/v1/games/{played}").body["status"] == "running"
+            wait_until(lambda: idle in _listed(api, "expired"), 30, "the lobby to move it", 0.1)
+            assert idle not in _listed(api, "running") and played in _listed(api, "running")
+        last = api.call("GET", f"/v1/games/{idle}/events").body["events"][-1]
+        assert (last["type"], last["actor"], last["data"]["reason"]) == ("GameExpired", {"kind": "system"}, "idle")
+        assert last["data"]["idle_s"] >= IDLE_TTL_S
+        for token in tokens[idle]:
+            late = api.call(
+                "POST",
+                f"/v1/games/{idle}/commands",
+                token=token,
+                body={"command": {"kind": "pass"}, "expected_version": last["version"]},
+            )
+            assert (late.status, late.code) == (422, "game_expired"), late.body
+        verification = api.call("GET", f"/v1/games/{idle}/verification")
+        assert (verification.status, verification.code) == (409, "game_not_finished")
+        again = api.call("POST", "/v1/games", body=body)
+        assert again.status == 201, again.body  # the expired game's place is free
 
 
 def test_idempotency_records_are_slim_and_expire_once_the_game_ended(

@@ -126,6 +126,21 @@ def seat_everyone(api: Api, game_id: str, players: int) -> list[str]:
     return tokens
 
 
+def move(api: Api, game_id: str, tokens: list[str]) -> int:
+    """One legal command (the first listed) by whoever must act; the new version."""
+    view = api.call("GET", f"/v1/games/{game_id}").body
+    seat = int(min(view["to_act"], key=int))
+    legal = api.call("GET", f"/v1/games/{game_id}/legal", token=tokens[seat]).body["commands"]
+    reply = api.call(
+        "POST",
+        f"/v1/games/{game_id}/commands",
+        token=tokens[seat],
+        body={"command": legal[0], "expected_version": view["version"]},
+    )
+    assert reply.status == 200, reply.body
+    return int(reply.body["version"])
+
+
 def all_events(api: Api, game_id: str, token: str | None = None) -> list[dict[str, Any]]:
     """Every event of a game as the caller may see it, page by page."""
     events: list[dict[str, Any]] = []

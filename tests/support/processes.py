@@ -80,6 +80,19 @@ def running(
         stop_process(process)
 
 
+@contextmanager
+def running_projector(env: Mapping[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """The projector (``python -m workers.projector``) for a ``with`` block, always
+    stopped after: the lobby's lists, totals and ratings follow the games meanwhile."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "workers.projector"], env=env, cwd=ROOT, process_group=0, stderr=subprocess.DEVNULL
+    )
+    try:
+        yield process
+    finally:
+        stop_process(process)
+
+
 def wait_until(probe: Callable[[], T], timeout: float, what: str, interval: float = 0.05) -> T:
     """The first truthy value of ``probe()`` within ``timeout`` seconds; AssertionError if none."""
     deadline = time.monotonic() + timeout

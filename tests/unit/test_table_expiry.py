@@ -7,20 +7,25 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import RuleViolation
+from engine.model import Event
 from engine.registry import get_game
 from engine.table import (
     EXPIRED,
     Table,
     check_join,
     check_leave,
+    check_not_expired,
     evolve_table,
     game_expired,
+    game_idle,
+    game_started,
     seat_taken,
 )
 from events.audit.lobby import check_table_event
 from events.audit.report import Discrepant
 from events.model.envelope import SYSTEM, Envelope, bot_actor, seat_actor
 from events.model.records import game_created, new_seed
+from events.schemas.shared import GameExpiredData
 from service.app.retries import scoped_key
 
 
@@ -40,9 +45,50 @@ def test_an_expired_game_is_final() -> None:
         assert refused.value.code == "game_expired"
 
 
-def envelope(actor: dict, version: int = 3) -> Envelope:
-    event = game_expired(60)
+def running_table() -> Table:
+    game = get_game("schlitzohr")
+    table = evolve_table(game, open_table(), seat_taken(1, "bob", token_hash="cd" * 32), 3, "")
+    return evolve_table(game, table, game_started(), 4, "")
+
+
+def envelope(actor: dict, version: int = 3, event: Event | None = None) -> Envelope:
+    event = event or game_expired(60)
     return Envelope("g", version, event.type, 1, "", actor, None, event.data, None, [], "0" * 64, "0" * 64)
+
+
+def test_an_idle_running_game_expires_for_good() -> None:
+    table = evolve_table(get_game("schlitzohr"), running_table(), game_idle(604_800), 5, "")
+    assert (table.status, table.version) == (EXPIRED, 5)
+    with pytest.raises(RuleViolation) as refused:
+        check_not_expired(table)
+    assert refused.value.code == "game_expired"
+
+
+def test_the_audit_accepts_an_idle_expiry_only_from_the_system_while_running() -> None:
+    idle = game_idle(700_000)
+    check_table_event(running_table(), envelope(SYSTEM, 5, idle), last=True)
+    with pytest.raises(Discrepant):  # a seat cannot end a game it is losing
+        check_table_event(running_table(), envelope(seat_actor(0), 5, idle), last=True)
+    with pytest.raises(Discrepant):  # an open game never ran: it is not idle
+        check_table_event(open_table(), envelope(SYSTEM, 3, idle), last=True)
+    with pytest.raises(Discrepant):  # nor does a running game expire for want of seats
+        check_table_event(running_table(), envelope(SYSTEM, 5), last=True)
+
+
+@pytest.mark.parametrize(
+    ("data", "valid"),
+    [
+        ({"reason": "not_started", "open_s": 60}, True),
+        ({"reason": "idle", "idle_s": 604_800}, True),
+        ({"reason": "idle", "open_s": 60}, False),
+        ({"reason": "not_started", "idle_s": 60}, False),
+        ({"reason": "idle"}, False),
+        ({"reason": "idle", "idle_s": 1, "open_s": 1}, False),
+        ({"reason": "bored", "idle_s": 1}, False),
+    ],
+)
+def test_an_expiry_carries_the_seconds_of_its_reason(data: dict, valid: bool) -> None:
+    assert (GameExpiredData().validate(data) == {}) is valid
 
 
 def test_the_audit_accepts_an_expiry_only_from_the_system_while_open() -> None:

@@ -36,7 +36,12 @@ export function turnText(view) {
     const free = view.seats.filter(s => !s.name).length;
     return `Waiting for players: ${free} free seat${free === 1 ? '' : 's'}.`;
   }
-  if (view.status === 'expired') return 'This game expired before every seat was taken.';
+  if (view.status === 'expired') {
+    // Every seat taken: it ran, and nobody acted for too long (GameExpired, reason idle).
+    return view.seats.every(s => s.name)
+      ? 'This game expired: nobody acted in it for too long. It has no result.'
+      : 'This game expired before every seat was taken.';
+  }
   if (view.status === 'finished' && view.result) {
     const winners = view.result.winners.map(s => seatName(view, s)).join(' and ');
     return `Game over: ${winners} ${view.result.winners.length > 1 ? 'share the win' : 'wins'}.`;

@@ -237,7 +237,7 @@ export function sharedEvent(e, view) {
     case 'PlayStarted': return 'the game started';
     case 'GameEnded': return `game over: ${d.winners.map(s => seatName(view, s)).join(' and ')} (scores ${d.scores.join(', ')})`;
     case 'SeedRevealed': return 'the seed is revealed';
-    case 'GameExpired': return 'the game expired';
+    case 'GameExpired': return d.reason === 'idle' ? 'the game expired: nobody acted for too long' : 'the game expired';
     default: return null;
   }
 }
