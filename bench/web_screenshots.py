@@ -4,7 +4,7 @@
     .venv/bin/python -m bench.web_screenshots [--url http://127.0.0.1:8000] [--out docs/screenshots]
 
 Drives the system's ``chromium`` (Playwright, headless) as a person would: creates a
-Schlitzohr game (you against two random bots, so it lasts) and an Abluxxen game (you
+Schlitzohr game (you against two random bots, so it lasts, with a turn clock) and an Abluxxen game (you
 against two bots) from the lobby, plays some turns by clicks, and saves
 ``schlitzohr.png``, ``abluxxen.png`` and ``lobby.png`` (1200x860), plus
 ``phone.png`` (the Abluxxen table at 390x844). Not a benchmark: a tool kept beside
@@ -27,7 +27,7 @@ READY = """() => { const m = document.querySelector('main');
 MOVED_ON = "v => Number(document.querySelector('main').dataset.version) > v"
 
 
-def create(page: Any, game: str, seats: list[str]) -> None:
+def create(page: Any, game: str, seats: list[str], clock: tuple[str, str] | None = None) -> None:
     page.goto("/")
     page.locator("#player-name").fill("ada")
     page.locator("#create-game").select_option(game)
@@ -35,6 +35,9 @@ def create(page: Any, game: str, seats: list[str]) -> None:
     page.locator("#create-players").dispatch_event("input")
     for seat, level in enumerate(seats):
         page.locator(f"#create-seat-{seat}").select_option(level)
+    if clock is not None:  # a preset and a policy, as the form names them
+        page.locator("#create-clock").select_option(clock[0])
+        page.locator("#create-clock-policy").select_option(clock[1])
     page.locator("#create-submit").click()
     page.wait_for_url(re.compile(r"#/games/"))
 
@@ -109,7 +112,7 @@ def main() -> None:
         browser = playwright.chromium.launch(executable_path=shutil.which("chromium"), headless=True)
         desk = browser.new_context(base_url=args.url, viewport={"width": 1200, "height": 860})
         page = desk.new_page()
-        create(page, "schlitzohr", ["", "random", "random"])
+        create(page, "schlitzohr", ["", "random", "random"], clock=("slow", "bot:greedy"))
         schlitzohr_turns(page, 14)
         page.wait_for_function(READY)
         if page.locator("#act-roll").count():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import requests
 from support.browser_pages import create_game, log_versions, play_to_the_end, version
 
 
@@ -64,3 +65,36 @@ def test_a_whole_abluxxen_game_against_a_bot_by_clicks(page: Any) -> None:
     page.locator("#replay-as").select_option("")
     page.locator("#replay-status").filter(has_text="seen as a spectator").wait_for()
     assert page.locator(".replay-board #hand-title").count() == 0
+
+
+def test_a_game_with_a_turn_clock_is_created_from_the_form_and_counts_down(
+    page: Any, browser: Any, web_server: Any
+) -> None:
+    """The clock is what keeps a walked-away player from holding a game up (docs/security.md):
+    people choose it in the form, and see the rules and the time left on the game page."""
+    game_id = create_game(page, "schlitzohr", [None, "greedy"], clock=("fast", "forfeit"))
+    view = requests.get(f"{web_server.url}/v1/games/{game_id}", timeout=10).json()
+    assert view["clock"]["per_decision_s"] == 30 and view["clock"]["reserve_s"] == 120
+    assert view["clock"]["policy"] == "forfeit"
+    page.locator("#clock").filter(has_text="Turn clock: 30 s a decision + 2 min in reserve").wait_for()
+    assert "when time runs out, the player forfeits" in page.locator("#clock").inner_text()
+    # Our turn (seat 0 starts): our own time, counted down from 2:30 at most.
+    page.locator("#countdown").filter(has_text="Your time: ").wait_for()
+    first = page.locator("#countdown").inner_text()
+    assert re.fullmatch(r"Your time: [0-2]:[0-5]\d", first), first
+    page.wait_for_function("t => document.querySelector('#countdown').textContent !== t", arg=first)
+    # A spectator (another browser profile: no seat kept) sees whose time it is, by name.
+    other = browser.new_context(base_url=web_server.url)
+    try:
+        watcher = other.new_page()
+        watcher.goto(f"/#/games/{game_id}")
+        watcher.locator("#countdown").filter(has_text="ada's time: ").wait_for(timeout=30_000)
+    finally:
+        other.close()
+
+
+def test_a_game_without_a_clock_shows_none(page: Any) -> None:
+    create_game(page, "schlitzohr", [None, "greedy"])
+    page.locator("#board").wait_for()
+    assert page.locator("#clock").is_hidden()
+    assert page.locator("#countdown").inner_text() == ""

@@ -28,9 +28,11 @@ def create_game(
     name: str = "ada",
     options: dict[str, str] | None = None,
     join: bool = True,
+    clock: tuple[str, str] | None = None,
 ) -> str:
     """Create a game from the lobby's form: ``seats`` = a bot level per seat, None for a
-    person; answers the new game's id once its page shows a version."""
+    person; ``clock`` = the turn clock's preset and policy as the form names them;
+    answers the new game's id once its page shows a version."""
     page.goto("/")
     page.locator("#player-name").fill(name)
     page.locator("#create-game").select_option(game)
@@ -40,6 +42,9 @@ def create_game(
         page.locator(f"#create-seat-{seat}").select_option(level or "")
     for option, value in (options or {}).items():
         page.locator(f"#option-{option}").fill(value)
+    if clock is not None:
+        page.locator("#create-clock").select_option(clock[0])
+        page.locator("#create-clock-policy").select_option(clock[1])
     if page.locator("#create-join").is_checked() != join:
         page.locator("#create-join").click()
     page.locator("#create-submit").click()

@@ -12,6 +12,7 @@ import {GameStream} from './stream.js';
 import * as schlitzohr from './schlitzohr.js';
 import * as abluxxen from './abluxxen.js';
 import {showReplay} from './replay.js';
+import {clockText, timeLeft} from './clock.js';
 
 export const BOARDS = {schlitzohr, abluxxen};
 
@@ -82,7 +83,10 @@ export function showGame(root, gameId) {
   const side = h('aside', {class: 'side', 'aria-label': 'Game log'});
   const finished = h('section', {class: 'finished', 'aria-labelledby': 'finished-title', hidden: true});
   const connection = h('span', {class: 'connection', id: 'connection'});
-  root.replaceChildren(title, who, h('div', {class: 'status-row'}, turn, connection), error,
+  const clockLine = h('p', {class: 'clock', id: 'clock', hidden: true});
+  const countdown = h('span', {class: 'countdown', id: 'countdown'});
+  const ticker = setInterval(() => renderCountdown(), 1000);
+  root.replaceChildren(title, who, h('div', {class: 'status-row'}, turn, countdown, connection), clockLine, error,
     h('div', {class: 'game-layout'}, board, side), finished);
 
   async function fetchLegal() {
@@ -197,6 +201,23 @@ export function showGame(root, gameId) {
     }).start();
   }
 
+  /** The clock's rules, and the time the seat to act has left (counted down each second). */
+  function renderClock() {
+    const text = view && view.status === 'running' ? clockText(view.clock) : null;
+    clockLine.hidden = !text;
+    clockLine.textContent = text || '';
+    renderCountdown();
+  }
+
+  function renderCountdown() {
+    const [seat, deadline] = view && view.status === 'running' ? Object.entries(view.deadlines || {})[0] || [] : [];
+    if (!deadline) { countdown.textContent = ''; return; }
+    const whose = view.you !== null && Number(seat) === view.you ? 'Your time' : `${seatName(view, Number(seat))}'s time`;
+    const left = timeLeft(deadline.at_ms, Date.now());
+    countdown.textContent = `${whose}: ${left}`;
+    countdown.classList.toggle('short', deadline.at_ms - Date.now() < 10000);
+  }
+
   function renderSide() {
     replaceKeepingFocus(side,
       h('h2', {}, 'Latest events'),
@@ -299,6 +320,7 @@ export function showGame(root, gameId) {
       announce(text);
     }
     error.textContent = refusal;
+    renderClock();
     if (module && view.state) {
       replaceKeepingFocus(board, module.render(view, {commands, send, busy, ui, rerender: render}));
     } else {
@@ -312,6 +334,7 @@ export function showGame(root, gameId) {
   refresh();
   return () => {
     stopped = true;
+    clearInterval(ticker);
     for (const name of ['version', 'status', 'busy', 'mine']) delete root.dataset[name];
     if (stream) stream.stop();
   };

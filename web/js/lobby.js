@@ -3,6 +3,15 @@
 
 import {call, describeError, heldSeat, keepSeat, playerName, setPlayerName} from './api.js';
 import {announce, h, replaceKeepingFocus} from './a11y.js';
+import {CLOCK_POLICIES} from './clock.js';
+
+/** The turn clocks the form offers (`clock` of POST /v1/games, without its policy). */
+const CLOCK_PRESETS = {
+  '': {label: 'none (no time limit)', clock: null},
+  fast: {label: '30 s + 2 min reserve', clock: {per_decision_s: 30, reserve_s: 120}},
+  slow: {label: '2 min + 10 min reserve', clock: {per_decision_s: 120, reserve_s: 600}},
+  daily: {label: '1 day per decision', clock: {per_decision_s: 86400, reserve_s: 0}},
+};
 
 const REFRESH_MS = 4000;
 const SECTIONS = [
@@ -64,11 +73,32 @@ export function showLobby(root) {
     }
   }
 
+  function clockFields() {
+    // Presets rather than free numbers: what people choose between (the API takes any
+    // per_decision_s 1..604800 and reserve_s 0..604800; docs/api.md "Turn clocks").
+    const clockSelect = h('select', {id: 'create-clock'},
+      Object.entries(CLOCK_PRESETS).map(([value, preset]) => h('option', {value}, preset.label)));
+    const policySelect = h('select', {id: 'create-clock-policy', disabled: true},
+      Object.entries(CLOCK_POLICIES).map(([value, label]) => h('option', {value}, label)));
+    clockSelect.addEventListener('change', () => { policySelect.disabled = !CLOCK_PRESETS[clockSelect.value].clock; });
+    const fieldset = h('fieldset', {class: 'clock-fields'}, h('legend', {}, 'Turn clock'),
+      h('div', {class: 'field'}, h('label', {for: 'create-clock'}, 'Time per decision'), clockSelect,
+        h('small', {class: 'hint'},
+          'Time for each decision, plus a reserve for the whole game. With a clock nobody can hold the game up by walking away.')),
+      h('div', {class: 'field'}, h('label', {for: 'create-clock-policy'}, 'When time runs out'), policySelect));
+    const chosen = () => {
+      const preset = CLOCK_PRESETS[clockSelect.value].clock;
+      return preset ? {...preset, policy: policySelect.value} : null;
+    };
+    return {fieldset, chosen};
+  }
+
   function renderCreate() {
     const gameSelect = h('select', {id: 'create-game', name: 'game'},
       catalogue.map(g => h('option', {value: g.name}, g.title || g.name)));
     const body = h('div', {class: 'create-fields'});
     const joinBox = h('input', {type: 'checkbox', id: 'create-join', checked: true});
+    const clock = clockFields();
 
     function fields() {
       const game = catalogue.find(g => g.name === gameSelect.value) || catalogue[0];
@@ -135,7 +165,9 @@ export function showLobby(root) {
       const joining = joinBox.checked && humans > 0;
       if (joining && !needName()) return;
       try {
-        const answer = await call('POST', '/v1/games', {body: {game, players, options, bots}});
+        const chosenClock = clock.chosen();
+        const request = {game, players, options, bots, ...(chosenClock ? {clock: chosenClock} : {})};
+        const answer = await call('POST', '/v1/games', {body: request});
         const gameId = answer.body.game_id;
         if (joining) await join(gameId);
         else location.hash = `#/games/${gameId}`;
@@ -149,6 +181,7 @@ export function showLobby(root) {
       h('form', {onsubmit: submit, 'aria-labelledby': 'create-title'},
         h('div', {class: 'field'}, h('label', {for: 'create-game'}, 'Game'), gameSelect),
         body,
+        clock.fieldset,
         h('div', {class: 'field check'}, joinBox, h('label', {for: 'create-join'}, 'Take the first free seat myself')),
         h('button', {type: 'submit', class: 'primary', id: 'create-submit'}, 'Create game')),
     );
