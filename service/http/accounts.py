@@ -8,6 +8,8 @@
   (201, ``no-store``); the key it was called with is refused from then on (within
   ``service.accounts.store.RECHECK_S`` in other processes). For a key that leaked.
   Charged to the client's creation limit.
+- ``GET /v1/players/me/account``: the caller's account name -- what a client signing in
+  on another device with a kept player key shows as "signed in as".
 - ``GET /v1/players/me/games``: the caller's games newest first, a page at a time,
   each with its status, version and whether the caller is to move (from the last
   notice of the player stream; null until the projector has seen the game).
@@ -59,6 +61,13 @@ def rotate_key() -> Response:
     rotated = accounts.rotate(token)
     document = {"name": rotated.account.name, "player_key": rotated.player_key}
     return json_response(document, 201, {**NO_STORE})
+
+
+@bp.get("/v1/players/me/account")
+def my_account() -> Response:
+    body.no_query()
+    account = auth.required_account()  # 401 player_key_required / unauthenticated otherwise
+    return json_response({"name": account.name}, headers={**NO_STORE})
 
 
 @bp.get("/v1/players/me/games")

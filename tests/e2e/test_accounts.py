@@ -98,6 +98,17 @@ def test_the_player_key_sends_commands_and_one_seat_per_game(api: HttpApi) -> No
     assert api.call("GET", "/v1/players/me/games", token="pk_" + "0" * 64 + "." + "x" * 43).status == 401
 
 
+def test_a_player_key_tells_its_account_name_and_nothing_without_one(api: HttpApi) -> None:
+    name = _fresh("Zoë")
+    registered = register(api, name)
+    me = api.call("GET", "/v1/players/me/account", token=registered["player_key"])
+    assert (me.status, me.body) == (200, {"name": registered["name"]})
+    assert me.headers["Cache-Control"] == "no-store"
+    for token in (None, "pk_" + "0" * 64 + "." + "x" * 43, "not-a-key"):
+        refused = api.call("GET", "/v1/players/me/account", token=token)
+        assert refused.status == 401, (token, refused.body)
+
+
 SPOOFS = [
     lambda n: n.upper(),  # case
     lambda n: n.replace("a", "\u0430"),  # Cyrillic а for Latin a

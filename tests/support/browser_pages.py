@@ -34,7 +34,9 @@ def create_game(
     person; ``clock`` = the turn clock's preset and policy as the form names them;
     answers the new game's id once its page shows a version."""
     page.goto("/")
-    page.locator("#player-name").fill(name)
+    page.locator("#create-game").wait_for()
+    if page.locator("#player-name").is_enabled():  # signed in: the account's name, fixed
+        page.locator("#player-name").fill(name)
     page.locator("#create-game").select_option(game)
     page.locator("#create-players").fill(str(len(seats)))
     page.locator("#create-players").dispatch_event("input")

@@ -13,6 +13,7 @@ import * as schlitzohr from './schlitzohr.js';
 import * as abluxxen from './abluxxen.js';
 import {showReplay} from './replay.js';
 import {clockText, timeLeft} from './clock.js';
+import {accountHolds, signedIn, takeBack} from './account.js';
 
 export const BOARDS = {schlitzohr, abluxxen};
 
@@ -268,26 +269,45 @@ export function showGame(root, gameId) {
     }
   }
 
+  async function seated(record) {
+    // A seat is held now: the stream is reopened with its ticket, the view re-read as its.
+    held = record;
+    if (stream) { stream.stop(); stream = null; }
+    refusal = '';
+    await refresh();
+  }
+
   function joinForm() {
+    const account = signedIn();
     const name = h('input', {id: 'join-name', maxlength: 40, value: playerName(), required: true, autocomplete: 'nickname'});
     return h('form', {class: 'join-form', onsubmit: async event => {
       event.preventDefault();
-      const chosen = name.value.trim();
+      const chosen = account ? account.name : name.value.trim();
       if (!chosen) { name.focus(); return; }
-      setPlayerName(chosen);
+      if (!account) setPlayerName(chosen);
       try {
-        const answer = await call('POST', `${path}/seats`, {body: {name: chosen}});
+        const answer = await call('POST', `${path}/seats`, account
+          ? {body: {}, token: account.key} : {body: {name: chosen}});
         keepSeat(gameId, {seat: answer.body.seat, token: answer.body.token, name: chosen});
-        held = heldSeat(gameId);
-        if (stream) { stream.stop(); stream = null; }  // reopened with this seat's ticket
-        refusal = '';
-        await refresh();
+        await seated(heldSeat(gameId));
       } catch (e) {
         refusal = `Could not join: ${describeError(e)}`;
         render();
       }
-    }}, h('label', {for: 'join-name'}, 'Your name'), ' ', name, ' ',
-    h('button', {type: 'submit', class: 'primary', id: 'join-game'}, 'Join this game'));
+    }}, account ? '' : [h('label', {for: 'join-name'}, 'Your name'), ' ', name, ' '],
+    h('button', {type: 'submit', class: 'primary', id: 'join-game'}, account ? `Join this game as ${account.name}` : 'Join this game'));
+  }
+
+  /** A button that takes the account's seat back for this browser (its token is elsewhere). */
+  function takeBackButton(seat) {
+    return h('button', {type: 'button', class: 'primary', id: 'take-back', onclick: async () => {
+      try {
+        await seated(await takeBack(gameId, seat));
+      } catch (e) {
+        refusal = `Could not take your seat back: ${describeError(e)}`;
+        render();
+      }
+    }}, `Play your seat ${seat} here`);
   }
 
   function render() {
@@ -305,8 +325,10 @@ export function showGame(root, gameId) {
     const seatLine = view.you !== null
       ? `You play seat ${view.you} (${seatName(view, view.you)}).`
       : 'You are watching as a spectator.';
-    const joinable = !held && view.status === 'open';
-    who.replaceChildren(seatLine, ' ', h('a', {href: '#/'}, 'Back to the lobby'), joinable ? joinForm() : '');
+    const ours = !held && (view.status === 'open' || view.status === 'running') ? view.seats.findIndex(accountHolds) : -1;
+    const joinable = !held && ours < 0 && view.status === 'open';
+    who.replaceChildren(seatLine, ' ', h('a', {href: '#/'}, 'Back to the lobby'),
+      joinable ? joinForm() : '', ours >= 0 ? takeBackButton(ours) : '');
     const text = turnText(view);
     turn.textContent = text;
     turn.classList.toggle('mine', text.startsWith('Your turn'));

@@ -4,6 +4,7 @@
 import {call, describeError, heldSeat, keepSeat, playerName, setPlayerName} from './api.js';
 import {announce, h, replaceKeepingFocus} from './a11y.js';
 import {CLOCK_POLICIES} from './clock.js';
+import {accountBox, accountHolds, signedIn, takeBack} from './account.js';
 
 /** The turn clocks the form offers (`clock` of POST /v1/games, without its policy). */
 const CLOCK_PRESETS = {
@@ -14,6 +15,7 @@ const CLOCK_PRESETS = {
 };
 
 const REFRESH_MS = 4000;
+const RATINGS_EVERY_MS = 15000;  // a leaderboard moves only when a rated game ends
 const SECTIONS = [
   ['open', 'Open games'],
   ['running', 'Running games'],
@@ -26,12 +28,14 @@ export function showLobby(root) {
   let filter = sessionStorage.getItem('tabletop.filter') || '';
   let timer = null;
   let stopped = false;
+  let ratingsAt = -Infinity;
 
   const message = h('p', {id: 'lobby-message', class: 'message', role: 'alert'});
   const nameInput = h('input', {id: 'player-name', name: 'name', autocomplete: 'nickname',
     maxlength: 40, value: playerName(), required: true,
     oninput: () => setPlayerName(nameInput.value.trim())});
   const createArea = h('section', {class: 'panel create', 'aria-labelledby': 'create-title'});
+  const ratingsArea = h('section', {class: 'panel ratings', 'aria-labelledby': 'ratings-title'});
   const lists = h('section', {class: 'panel games', 'aria-labelledby': 'games-title'});
   const filterSelect = h('select', {id: 'game-filter', onchange: () => {
     filter = filterSelect.value;
@@ -44,13 +48,17 @@ export function showLobby(root) {
     h('h1', {}, 'Lobby'),
     h('p', {class: 'intro'}, 'Play Schlitzohr or Abluxxen against people or bots, or watch a game.'),
     h('div', {class: 'name-row'}, h('label', {for: 'player-name'}, 'Your name'), nameInput),
+    accountBox(nameInput, () => refresh(), text => say(text)),
     message,
     h('div', {class: 'lobby'}, createArea, lists),
+    ratingsArea,
   );
 
   function say(text) { message.textContent = text; }
 
   function needName() {
+    const account = signedIn();
+    if (account) return account.name;
     const name = nameInput.value.trim();
     if (!name) {
       say('Enter your name first (it is shown to the other players).');
@@ -63,9 +71,13 @@ export function showLobby(root) {
   async function join(gameId, seat) {
     const name = needName();
     if (!name) return;
+    const account = signedIn();
     try {
-      const body = seat === undefined ? {name} : {name, seat};
-      const answer = await call('POST', `/v1/games/${encodeURIComponent(gameId)}/seats`, {body});
+      // Signed in: the seat is the account's (its name, rated); else a guest's, by name.
+      const body = account ? {} : {name};
+      if (seat !== undefined) body.seat = seat;
+      const token = account ? account.key : undefined;
+      const answer = await call('POST', `/v1/games/${encodeURIComponent(gameId)}/seats`, {body, token});
       keepSeat(gameId, {seat: answer.body.seat, token: answer.body.token, name});
       location.hash = `#/games/${gameId}`;
     } catch (error) {
@@ -195,10 +207,22 @@ export function showLobby(root) {
   function gameRow(game) {
     const held = heldSeat(game.game_id);
     const free = game.seats.findIndex(s => s === null);
+    const ours = game.status !== 'finished' && game.status !== 'expired' ? game.seats.findIndex(accountHolds) : -1;
     const actions = [];
     if (held) {
       actions.push(h('a', {class: 'button primary', href: `#/games/${game.game_id}`, dataset: {key: `go-${game.game_id}`}},
         `Continue as seat ${held.seat}`));
+    } else if (ours >= 0) {
+      // The account's seat, its token elsewhere (another device): take it back here.
+      actions.push(h('button', {type: 'button', class: 'primary', dataset: {key: `back-${game.game_id}`},
+        onclick: async () => {
+          try {
+            await takeBack(game.game_id, ours);
+            location.hash = `#/games/${game.game_id}`;
+          } catch (error) {
+            say(`Could not take your seat back: ${describeError(error)}`);
+          }
+        }}, `Play seat ${ours} here`));
     } else if (game.status === 'open' && free >= 0) {
       actions.push(h('button', {type: 'button', class: 'primary', dataset: {key: `join-${game.game_id}`},
         'aria-label': `Join game ${game.game_id}`, onclick: () => join(game.game_id)}, 'Join'));
@@ -212,6 +236,22 @@ export function showLobby(root) {
       h('code', {class: 'game-id'}, game.game_id),
       h('span', {class: 'game-seats'}, game.seats.map(seatText).join(' · ')),
       h('span', {class: 'game-actions'}, actions));
+  }
+
+  async function renderRatings() {
+    // The leaderboards (registered players and the bots' levels), best first.
+    const boards = await Promise.all(catalogue.map(async game => {
+      const page = (await call('GET', `/v1/ratings/${encodeURIComponent(game.name)}?limit=10`)).body;
+      return h('section', {class: 'leaderboard', 'aria-labelledby': `ratings-${game.name}`},
+        h('h3', {id: `ratings-${game.name}`}, game.title || game.name),
+        page.ratings.length
+          ? h('ol', {}, page.ratings.map(r => h('li', {value: r.position},
+            h('span', {class: 'rated-name'}, r.bot ? `${r.name} (bot)` : r.name), ' ',
+            h('span', {class: 'rating'}, r.ordinal.toFixed(1)),
+            h('span', {class: 'hint'}, ` · ${r.games} game${r.games === 1 ? '' : 's'}`))))
+          : h('p', {class: 'empty'}, 'Nobody rated yet: registered players are, once they finish a game against another rated player or a bot.'));
+    }));
+    replaceKeepingFocus(ratingsArea, h('h2', {id: 'ratings-title'}, 'Ratings'), boards);
   }
 
   async function refresh() {
@@ -234,6 +274,10 @@ export function showLobby(root) {
         sections);
     } catch (error) {
       say(`Could not load the games: ${describeError(error)}`);
+    }
+    if (catalogue.length && Date.now() - ratingsAt >= RATINGS_EVERY_MS) {
+      ratingsAt = Date.now();
+      renderRatings().catch(error => say(`Could not load the ratings: ${describeError(error)}`));
     }
     timer = setTimeout(refresh, REFRESH_MS);
   }
