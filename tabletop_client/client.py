@@ -29,6 +29,7 @@ from tabletop_client.types import (
     Leaderboard,
     Legal,
     LegalCompact,
+    MyAccount,
     MyGames,
     PlayerTotals,
     RatingHistory,
@@ -202,6 +203,10 @@ class TabletopClient(Transport):
         sends being the replaced one -- and the lost answer's key would be lost with it."""
         answer = self.request("POST", "/v1/players/me/key", token=player_key, retry=False)
         return cast(Registered, answer.json())
+
+    def my_account(self, player_key: str) -> MyAccount:
+        """The name of the account ``player_key`` belongs to (401 for a key that fits none)."""
+        return cast(MyAccount, self.get_json("/v1/players/me/account", token=player_key))
 
     def my_games(
         self, player_key: str, *, limit: int | None = None, cursor: int | None = None

@@ -264,6 +264,12 @@ class Registered(TypedDict):
     player_key: str
 
 
+class MyAccount(TypedDict):
+    """The account a player key belongs to: its registered name."""
+
+    name: str
+
+
 class MyGame(TypedDict):
     game_id: str
     seat: int | None

@@ -28,6 +28,8 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
     page: Any, browser: Any, web_server: Any
 ) -> None:
     name = f"ada{secrets.token_hex(3)}"
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
     key = register(page, name)
     game_id = create_game(page, "schlitzohr", [None, "greedy"], name=name, options={"turn_cap": "10"})
     wait_ready(page)
@@ -39,6 +41,7 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
     other = browser.new_context(base_url=web_server.url)
     try:
         tab = other.new_page()
+        tab.on("request", lambda request: urls.append(request.url))
         tab.goto("/")
         tab.locator("#sign-in-key").fill(key)
         tab.locator("#sign-in").click()
@@ -61,6 +64,8 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
     page.goto("/")
     # The leaderboard is read again every 15 s: the projector's rating shows up within that.
     page.locator("#ratings-schlitzohr ~ ol .rated-name", has_text=name).wait_for(timeout=60_000)
+    # The key travelled in headers only: no URL the pages asked for holds it (nor a token).
+    assert urls and not [u for u in urls if key.split(".")[1] in u or "pk_" in u], urls
 
 
 def test_a_bad_key_does_not_sign_in_and_a_guest_stays_a_guest(page: Any) -> None:

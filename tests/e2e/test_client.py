@@ -153,6 +153,7 @@ def test_an_account_through_the_client_joins_lists_and_takes_its_seat_back(
     seat = client.join(game_id, player_key=account["player_key"])
     assert seat.name == name and seat.seat == 0
     assert [g["game_id"] for g in client.my_games(account["player_key"])["games"]] == [game_id]
+    assert client.my_account(account["player_key"]) == {"name": account["name"]}
     again = client.reissue_seat_token(game_id, seat.seat, account["player_key"])
     assert again.token != seat.token and again.seat == seat.seat
     with pytest.raises(Unauthorized):

@@ -47,6 +47,7 @@ MODELS: list[tuple[type, list[str | int]]] = [
     (t.Choice, ["CommandChoice", "choose"]),
     (t.StreamTicket, ["StreamTicket"]),
     (t.Registered, ["Registered"]),
+    (t.MyAccount, ["MyAccount"]),
     (t.MyGames, ["MyGames"]),
     (t.MyGame, ["MyGames", "games", "*"]),
     (t.OutcomeEvent, ["OutcomeEvent"]),
