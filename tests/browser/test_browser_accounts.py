@@ -55,8 +55,13 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
     finally:
         other.close()
 
+    # The key can be shown again in the browser that keeps it (to copy it elsewhere).
+    page.goto("/")
+    page.locator("#show-key").click()
+    assert page.locator("#kept-key").inner_text() == key
+
     # The first browser's token was replaced: it watches now, and cannot act.
-    page.reload()
+    page.goto(f"/#/games/{game_id}")
     page.locator("#refusal").filter(has_text="not valid for this game any more").wait_for()
     assert "You are watching as a spectator" in page.locator(".who").inner_text()
 

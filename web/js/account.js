@@ -55,11 +55,21 @@ export function accountBox(nameInput, changed, say) {
           'device; without it the account cannot be recovered.'),
         h('code', {id: 'player-key'}, freshKey)));
     }
-    parts.push(h('button', {type: 'button', id: 'sign-out', onclick: () => {
-      localStorage.removeItem(KEY);
-      render();
-      changed();
-    }}, 'Sign out of this browser'));
+    // The key is kept here anyway: shown again on request, so it can be copied to another
+    // device -- and before signing out, without which the account would be lost.
+    const shown = h('code', {id: 'kept-key', hidden: true}, account.key);
+    parts.push(h('div', {class: 'account-actions'},
+      freshKey ? '' : h('button', {type: 'button', id: 'show-key', onclick: event => {
+        shown.hidden = !shown.hidden;
+        event.target.textContent = shown.hidden ? 'Show my player key' : 'Hide my player key';
+      }}, 'Show my player key'),
+      h('button', {type: 'button', id: 'sign-out', onclick: () => {
+        localStorage.removeItem(KEY);
+        render();
+        changed();
+      }}, 'Sign out of this browser'),
+      h('small', {class: 'hint'}, 'Keep your player key before signing out: it is the only way back in.')),
+      shown);
     return parts;
   }
 
