@@ -36,6 +36,12 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
     assert f"You play seat 0 ({name})" in page.locator(".who").inner_text()
     view = requests.get(f"{web_server.url}/v1/games/{game_id}", timeout=10).json()
     assert view["seats"][0]["name"] == name and view["seats"][0]["guest"] is False  # the account's seat
+    # The lobby lists the account's games, where it is to move first (seat 0 starts).
+    page.goto("/")
+    page.locator("#to-move").filter(has_text="Your move in 1 game.").wait_for()
+    page.locator(f"[data-key='mine-{game_id}']").click()
+    page.wait_for_url(re.compile(f"#/games/{game_id}"))
+    wait_ready(page)
 
     # Another device: sign in with the kept key, take the seat back from the lobby.
     other = browser.new_context(base_url=web_server.url)
@@ -46,6 +52,8 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
         tab.locator("#sign-in-key").fill(key)
         tab.locator("#sign-in").click()
         tab.locator("#signed-in").filter(has_text=f"Signed in as {name}").wait_for()
+        # Its games list offers the seat too, to be taken back here (the token is elsewhere).
+        tab.locator(f"[data-key='mine-{game_id}']").filter(has_text="play here").wait_for()
         tab.locator(f"[data-key='back-{game_id}']").click()
         tab.wait_for_url(re.compile(f"#/games/{game_id}"))
         tab.locator(".who").filter(has_text=f"You play seat 0 ({name})").wait_for()

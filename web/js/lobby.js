@@ -3,7 +3,7 @@
 
 import {call, describeError, heldSeat, keepSeat, playerName, setPlayerName} from './api.js';
 import {announce, h, replaceKeepingFocus} from './a11y.js';
-import {CLOCK_POLICIES} from './clock.js';
+import {CLOCK_POLICIES, timeLeft} from './clock.js';
 import {accountBox, accountHolds, signedIn, takeBack} from './account.js';
 
 /** The turn clocks the form offers (`clock` of POST /v1/games, without its policy). */
@@ -36,6 +36,7 @@ export function showLobby(root) {
     oninput: () => setPlayerName(nameInput.value.trim())});
   const createArea = h('section', {class: 'panel create', 'aria-labelledby': 'create-title'});
   const ratingsArea = h('section', {class: 'panel ratings', 'aria-labelledby': 'ratings-title'});
+  const myGamesArea = h('section', {class: 'panel my-games', 'aria-labelledby': 'my-games-title', hidden: true});
   const lists = h('section', {class: 'panel games', 'aria-labelledby': 'games-title'});
   const filterSelect = h('select', {id: 'game-filter', onchange: () => {
     filter = filterSelect.value;
@@ -50,6 +51,7 @@ export function showLobby(root) {
     h('div', {class: 'name-row'}, h('label', {for: 'player-name'}, 'Your name'), nameInput),
     accountBox(nameInput, () => refresh(), text => say(text)),
     message,
+    myGamesArea,
     h('div', {class: 'lobby'}, createArea, lists),
     ratingsArea,
   );
@@ -254,6 +256,46 @@ export function showLobby(root) {
     replaceKeepingFocus(ratingsArea, h('h2', {id: 'ratings-title'}, 'Ratings'), boards);
   }
 
+  /** The signed-in account's games under way, those where it is to move first
+   * (GET /v1/players/me/games: what the player stream last said of each). */
+  async function renderMyGames() {
+    const account = signedIn();
+    myGamesArea.hidden = !account;
+    if (!account) return;
+    const page = (await call('GET', '/v1/players/me/games?limit=50', {token: account.key})).body;
+    const live = page.games.filter(g => g.status !== 'finished' && g.status !== 'expired');
+    live.sort((a, b) => Number(b.to_move) - Number(a.to_move));
+    const toMove = live.filter(g => g.to_move).length;
+    replaceKeepingFocus(myGamesArea,
+      h('h2', {id: 'my-games-title'}, 'Your games'),
+      h('p', {id: 'to-move', class: toMove ? 'turn mine' : 'hint'},
+        toMove ? `Your move in ${toMove} game${toMove === 1 ? '' : 's'}.` : 'Nothing for you to do right now.'),
+      live.length ? h('ul', {}, live.map(myGameRow)) : h('p', {class: 'empty'}, 'No game under way.'));
+  }
+
+  function myGameRow(game) {
+    const label = game.to_move ? 'Your move' : 'Open';
+    const key = {key: `mine-${game.game_id}`};
+    const className = game.to_move ? 'button primary' : 'button';
+    // Its token is in this browser, or the seat is not known yet: just open it; else
+    // the seat's token is on another device: take it back here first.
+    const action = heldSeat(game.game_id) || game.seat === null
+      ? h('a', {class: className, href: `#/games/${game.game_id}`, dataset: key}, label)
+      : h('button', {type: 'button', class: className, dataset: key, onclick: async () => {
+        try {
+          await takeBack(game.game_id, game.seat);
+          location.hash = `#/games/${game.game_id}`;
+        } catch (error) {
+          say(`Could not take your seat back: ${describeError(error)}`);
+        }
+      }}, `${label}: play here`);
+    const deadline = game.to_move && game.deadline ? ` · ${timeLeft(game.deadline.at_ms, Date.now())} left` : '';
+    return h('li', {class: 'game-row', dataset: {myGame: game.game_id}},
+      h('code', {class: 'game-id'}, game.game_id),
+      h('span', {}, `seat ${game.seat ?? '?'} · ${game.status ?? 'starting'}${deadline}`),
+      h('span', {class: 'game-actions'}, action));
+  }
+
   async function refresh() {
     if (stopped) return;
     clearTimeout(timer);
@@ -275,6 +317,7 @@ export function showLobby(root) {
     } catch (error) {
       say(`Could not load the games: ${describeError(error)}`);
     }
+    await renderMyGames().catch(error => say(`Could not load your games: ${describeError(error)}`));
     if (catalogue.length && Date.now() - ratingsAt >= RATINGS_EVERY_MS) {
       ratingsAt = Date.now();
       renderRatings().catch(error => say(`Could not load the ratings: ${describeError(error)}`));
