@@ -39,6 +39,7 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
     # The lobby lists the account's games, where it is to move first (seat 0 starts).
     page.goto("/")
     page.locator("#to-move").filter(has_text="Your move in 1 game.").wait_for()
+    assert page.locator("#live").inner_text() == "Your move in 1 game."  # told to screen readers too
     page.locator(f"[data-key='mine-{game_id}']").click()
     page.wait_for_url(re.compile(f"#/games/{game_id}"))
     wait_ready(page)

@@ -5,6 +5,7 @@ public facts, and relayed by the SSE generator gap-free and resumable."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 
 import pytest
 import redis
@@ -108,3 +109,25 @@ def test_leaving_before_the_start_is_noticed_and_unlists_the_game(
     updater.update(game_id)
     assert [n["kind"] for n in _notices(redis_client, key_prefix, "Cleo")] == ["seated", "left", "seated"]
     assert accounts.games_page(account, None, 10)[0] == [game_id]
+
+
+def test_a_game_that_expires_idle_tells_its_players_it_is_over(
+    redis_client: redis.Redis, store: RedisEventStore, key_prefix: str
+) -> None:
+    """A running game nobody plays on ends (``GameExpired``, reason idle): a registered
+    player hears ``expired`` -- not to move any more, no deadline, no result."""
+    accounts = AccountStore(redis_client, key_prefix)
+    app = Application(store, accounts=accounts)
+    account = accounts.register("Idle").account
+    created = app.create_game("schlitzohr", {}, [None, "random"])
+    app.join(created["game_id"], None, None, account)
+    updater = Updater(store, ReadModels(redis_client, key_prefix))
+    updater.update(created["game_id"])
+    assert _notices(redis_client, key_prefix, "Idle")[-1]["kind"] == "started"
+    later = datetime.now(UTC) + timedelta(seconds=3601)
+    assert app.expire_idle(created["game_id"], 3600, later).expired
+    updater.update(created["game_id"])
+    last = _notices(redis_client, key_prefix, "Idle")[-1]
+    assert (last["kind"], last["status"], last["to_move"], last["deadline"], last["result"]) == (
+        "expired", "expired", False, None, None
+    )

@@ -29,6 +29,7 @@ export function showLobby(root) {
   let timer = null;
   let stopped = false;
   let ratingsAt = -Infinity;
+  let movesAnnounced = 0;  // games where it is your move, as last told to screen readers
 
   const message = h('p', {id: 'lobby-message', class: 'message', role: 'alert'});
   const nameInput = h('input', {id: 'player-name', name: 'name', autocomplete: 'nickname',
@@ -266,6 +267,8 @@ export function showLobby(root) {
     const live = page.games.filter(g => g.status !== 'finished' && g.status !== 'expired');
     live.sort((a, b) => Number(b.to_move) - Number(a.to_move));
     const toMove = live.filter(g => g.to_move).length;
+    if (toMove > movesAnnounced) announce(`Your move in ${toMove} game${toMove === 1 ? '' : 's'}.`);
+    movesAnnounced = toMove;
     replaceKeepingFocus(myGamesArea,
       h('h2', {id: 'my-games-title'}, 'Your games'),
       h('p', {id: 'to-move', class: toMove ? 'turn mine' : 'hint'},
