@@ -8,11 +8,9 @@ every client's writes. Two parts bound it:
 - **A cap per client** (:meth:`LiveGames.admit`): the games a client created that
   have not ended -- open or running, bots' games included -- may number at most
   ``TABLETOP_MAX_UNFINISHED_GAMES_PER_CLIENT``. Its set,
-  ``<p>livegames:{<client>}``, holds their ids (score: creation time). As with the
-  open-games cap (``service.app.open_games``), a place is checked and taken in one
-  step by a script that adds a *reservation* (``r:<game id>``); :meth:`created` turns
-  it into the game's member, :meth:`released` gives it back, and one whose creation
-  died lapses after ``RESERVATION_GRACE_S``.
+  ``<p>livegames:{<client>}``, holds their ids (score: creation time); a place is
+  checked and taken in one step by the mechanism the open-games cap uses too
+  (``service.app.client_places``).
 - **An end for idle games**: ``<p>games:running`` indexes the running games (score:
   the Unix time from which the sweeper should look at it again -- when it started,
   then its last event seen). The sweeper (``workers.sweeper.expire_idle_games``)
@@ -31,7 +29,6 @@ Every command touches one key, so it runs on a Redis Cluster too.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from events.redis_adapter.keys import (
@@ -41,8 +38,7 @@ from events.redis_adapter.keys import (
     client_live_games,
     prefixed,
 )
-from events.redis_adapter.scripts import Script
-from service.app.open_games import RESERVATION, RESERVATION_GRACE_S, RESERVE_SCRIPT
+from service.app.client_places import ClientPlaces, member_text
 
 CLIENT_SET_GRACE_S = 24 * 3600
 """A client's set lives this much longer than an open game and an idle one may, in
@@ -61,10 +57,15 @@ class LiveGames:
         self._prefix = prefix
         self.cap = cap
         self.idle_ttl_s = idle_ttl_s
-        self._set_ttl = open_ttl_s + idle_ttl_s + CLIENT_SET_GRACE_S
         self._open = prefixed(prefix, OPEN_GAMES)
         self._running = prefixed(prefix, RUNNING_GAMES)
-        self._reserve = Script(client, RESERVE_SCRIPT)
+        self._places = ClientPlaces(
+            client,
+            lambda c: client_live_games(prefix, c),
+            self._unfinished,
+            cap=cap,
+            set_ttl_s=open_ttl_s + idle_ttl_s + CLIENT_SET_GRACE_S,
+        )
 
     def admit(self, client_id: str | None, now: float, game_id: str) -> float | None:
         """None if ``client_id`` (None: an operator, never capped) may create one more
@@ -74,8 +75,7 @@ class LiveGames:
         if client_id is None or self.cap <= 0:
             return None
         started = self.unfinished_since(client_id, now)  # frees the places of ended games
-        key = client_live_games(self._prefix, client_id)
-        if self._reserve(keys=[key], args=[self.cap, now, RESERVATION + game_id, self._set_ttl]) == 1:
+        if self._places.reserve(client_id, now, game_id):
             return None
         if started and self.idle_ttl_s > 0:
             return max(1.0, started[0] + self.idle_ttl_s - now)
@@ -85,16 +85,7 @@ class LiveGames:
         """Creation times of ``client_id``'s games still open or running, oldest first,
         dropping from its set the games that ended or expired and the reservations that
         lapsed. Three round trips; creations only (they are rate-limited)."""
-        key = client_live_games(self._prefix, client_id)
-        members = [(_text(m), score) for m, score in self._redis.zrange(key, 0, -1, withscores=True)]
-        games = [(m, made) for m, made in members if not m.startswith(RESERVATION)]
-        lapsed_before = (time.time() if now is None else now) - RESERVATION_GRACE_S
-        gone = [m for m, made in members if m.startswith(RESERVATION) and made < lapsed_before]
-        live = self._unfinished([m for m, _ in games])
-        gone += [m for m, _ in games if m not in live]
-        if gone:
-            self._redis.zrem(key, *gone)
-        return [made for m, made in games if m in live]
+        return self._places.since(client_id, now)
 
     def _unfinished(self, game_ids: list[str]) -> set[str]:
         """Those of ``game_ids`` indexed as open, or as running with no end in their head."""
@@ -119,16 +110,13 @@ class LiveGames:
         if running:
             pipe.zadd(self._running, {game_id: created})
         if client_id is not None and self.cap > 0:
-            key = client_live_games(self._prefix, client_id)
-            pipe.zadd(key, {game_id: created})
-            pipe.zrem(key, RESERVATION + game_id)
-            pipe.expire(key, self._set_ttl)
+            self._places.take(pipe, client_id, game_id, created)
         pipe.execute()
 
     def released(self, game_id: str, client_id: str | None) -> None:
         """Give back the place :meth:`admit` reserved for a game that was not created."""
         if client_id is not None and self.cap > 0:
-            self._redis.zrem(client_live_games(self._prefix, client_id), RESERVATION + game_id)
+            self._places.release(client_id, game_id)
 
     def started(self, game_id: str, at: float) -> None:
         """The game's last seat was taken: it runs (call before it leaves the open
@@ -146,8 +134,4 @@ class LiveGames:
     def due(self, before: float, limit: int) -> list[str]:
         """Ids of running games to look at whose score is before ``before``, oldest first."""
         members = self._redis.zrangebyscore(self._running, "-inf", before, start=0, num=limit)
-        return [_text(m) for m in members]
-
-
-def _text(member: bytes | str) -> str:
-    return member.decode() if isinstance(member, bytes) else member
+        return [member_text(m) for m in members]

@@ -218,14 +218,7 @@ export function showLobby(root) {
     } else if (ours >= 0) {
       // The account's seat, its token elsewhere (another device): take it back here.
       actions.push(h('button', {type: 'button', class: 'primary', dataset: {key: `back-${game.game_id}`},
-        onclick: async () => {
-          try {
-            await takeBack(game.game_id, ours);
-            location.hash = `#/games/${game.game_id}`;
-          } catch (error) {
-            say(`Could not take your seat back: ${describeError(error)}`);
-          }
-        }}, `Play seat ${ours} here`));
+        onclick: () => playHere(game.game_id, ours)}, `Play seat ${ours} here`));
     } else if (game.status === 'open' && free >= 0) {
       actions.push(h('button', {type: 'button', class: 'primary', dataset: {key: `join-${game.game_id}`},
         'aria-label': `Join game ${game.game_id}`, onclick: () => join(game.game_id)}, 'Join'));
@@ -257,6 +250,16 @@ export function showLobby(root) {
     replaceKeepingFocus(ratingsArea, h('h2', {id: 'ratings-title'}, 'Ratings'), boards);
   }
 
+  /** Take the account's seat of a game back for this browser, and open the game. */
+  async function playHere(gameId, seat) {
+    try {
+      await takeBack(gameId, seat);
+      location.hash = `#/games/${gameId}`;
+    } catch (error) {
+      say(`Could not take your seat back: ${describeError(error)}`);
+    }
+  }
+
   /** The signed-in account's games under way, those where it is to move first
    * (GET /v1/players/me/games: what the player stream last said of each). */
   async function renderMyGames() {
@@ -284,14 +287,8 @@ export function showLobby(root) {
     // the seat's token is on another device: take it back here first.
     const action = heldSeat(game.game_id) || game.seat === null
       ? h('a', {class: className, href: `#/games/${game.game_id}`, dataset: key}, label)
-      : h('button', {type: 'button', class: className, dataset: key, onclick: async () => {
-        try {
-          await takeBack(game.game_id, game.seat);
-          location.hash = `#/games/${game.game_id}`;
-        } catch (error) {
-          say(`Could not take your seat back: ${describeError(error)}`);
-        }
-      }}, `${label}: play here`);
+      : h('button', {type: 'button', class: className, dataset: key,
+        onclick: () => playHere(game.game_id, game.seat)}, `${label}: play here`);
     const deadline = game.to_move && game.deadline ? ` · ${timeLeft(game.deadline.at_ms, Date.now())} left` : '';
     return h('li', {class: 'game-row', dataset: {myGame: game.game_id}},
       h('code', {class: 'game-id'}, game.game_id),
