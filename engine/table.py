@@ -110,6 +110,12 @@ class Table:
     seed: str | None = None
     clock: ClockState | None = None
     """The turn clock (``engine.turnclock``); None for a game without one."""
+    invite_only: bool = False
+    """Whether a seat needs the game's invite code (public: ``GameCreated``'s
+    ``invite_only``)."""
+    invite_hash: str | None = None
+    """SHA-256 of that code, from ``GameCreated``'s hidden part (``service.app.invites``
+    checks it); None in a table folded from a history redacted for a viewer."""
 
     def seat_of(self, name: str) -> int | None:
         """The seat a person called ``name`` holds, if any."""
@@ -282,7 +288,10 @@ def evolve_table(game: Game[Any], table: Table | None, event: Event, version: in
     if event.type == TURN_TIMED_OUT:
         clock = timed_out(clock, event.data["seat"])
     t = after
-    return Table(t.game, t.options, t.seats, t.status, t.state, t.version, t.created, t.commitment, t.seed, clock)
+    return Table(
+        t.game, t.options, t.seats, t.status, t.state, t.version, t.created, t.commitment, t.seed, clock,
+        t.invite_only, t.invite_hash,
+    )
 
 
 def _evolve_table(game: Game[Any], table: Table | None, event: Event, version: int, time: str) -> Table:
@@ -290,7 +299,8 @@ def _evolve_table(game: Game[Any], table: Table | None, event: Event, version: i
         d = event.data
         seats = tuple(Seat() for _ in range(d["seats"]))
         clock = start_clock(d["clock"], d["seats"]) if d.get("clock") is not None else None
-        return Table(d["game"], dict(d["options"]), seats, OPEN, None, version, time, d["commitment"], None, clock)
+        invite = bool(d.get("invite_only")), (event.private or {}).get("invite_hash")
+        return Table(d["game"], dict(d["options"]), seats, OPEN, None, version, time, d["commitment"], None, clock, *invite)
     if table is None:
         raise ValueError("a history must start with GameCreated")
     if event.type == SEAT_TAKEN:
@@ -322,4 +332,7 @@ def _evolve_table(game: Game[Any], table: Table | None, event: Event, version: i
     # Built directly, not by dataclasses.replace: this runs for every event of every
     # load and command, and replace's per-field introspection cost more than the rest.
     t = table
-    return Table(t.game, t.options, t.seats, status, state, version, t.created, t.commitment, t.seed, t.clock)
+    return Table(
+        t.game, t.options, t.seats, status, state, version, t.created, t.commitment, t.seed, t.clock,
+        t.invite_only, t.invite_hash,
+    )

@@ -65,15 +65,20 @@ class TabletopClient(Transport):
         *,
         options: Mapping[str, int | bool | str] | None = None,
         bots: Mapping[int, str] | None = None,
+        invite_only: bool = False,
     ) -> View:
         """A new game with ``players`` seats, ``bots`` mapping seats to bot levels
         (e.g. ``{1: "greedy"}``). Returns the spectator's view (``game_id`` in it).
+        ``invite_only``: only people given the game's invite code may take a seat; the
+        view's ``invite`` holds it, this once -- pass it to :meth:`join`.
         Not retried: a lost answer would otherwise create a second game."""
         body: dict[str, Any] = {"game": game, "players": players}
         if options:
             body["options"] = dict(options)
         if bots:
             body["bots"] = {str(seat): level for seat, level in bots.items()}
+        if invite_only:
+            body["invite_only"] = True
         return cast(View, self.request("POST", "/v1/games", body=body, retry=False).json())
 
     def list_games(
@@ -96,9 +101,11 @@ class TabletopClient(Transport):
         *,
         seat: int | None = None,
         player_key: str | None = None,
+        invite: str | None = None,
     ) -> Seat:
         """Take ``seat`` (or the lowest free one) as the guest ``name``, or with a
-        ``player_key`` under the account's name. The returned :class:`Seat` holds the
+        ``player_key`` under the account's name; ``invite``: the code an invite-only game
+        needs (``Forbidden``, ``invite_required``, without it). The returned :class:`Seat` holds the
         seat token, which the server never shows again: keep it (:meth:`Seat.save`).
         Not retried after a network error (a retry after a lost answer would find the
         seat taken by the lost request); retried when another join or command changed the
@@ -106,6 +113,8 @@ class TabletopClient(Transport):
         body: dict[str, Any] = {} if name is None else {"name": name}
         if seat is not None:
             body["seat"] = seat
+        if invite is not None:
+            body["invite"] = invite
         path = f"/v1/games/{game_id}/seats"
         for attempt in range(JOIN_RACES):
             try:

@@ -206,6 +206,9 @@ class View(TypedDict):
     state: SchlitzohrState | AbluxxenState | None
     clock: Clock | None
     deadlines: dict[str, Deadline]
+    invite_only: bool
+    invite: NotRequired[str]
+    """Only in :meth:`~tabletop_client.Client.create_game`'s answer for an invite-only game."""
 
 
 class Joined(TypedDict):
@@ -348,6 +351,7 @@ class GameSummary(TypedDict):
     seats: list[GameSummarySeat | None]
     options: dict[str, Any]
     version: int
+    invite_only: bool
 
 
 class GameList(TypedDict):

@@ -79,6 +79,7 @@ def view_of(table: Table, seat: int | None) -> JSON:
         "state": None if table.state is None else game.view(table.state, seat),
         "clock": clock_json(table),
         "deadlines": deadlines_json(table),
+        "invite_only": table.invite_only,
     }
 
 

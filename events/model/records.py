@@ -50,11 +50,19 @@ def engine_rng(seed: str, rules_version: str) -> SeededRandom:
 
 
 def game_created(
-    game: Game[Any], options: Mapping[str, Any], seats: int, seed: str, clock: Mapping[str, Any] | None = None
+    game: Game[Any],
+    options: Mapping[str, Any],
+    seats: int,
+    seed: str,
+    clock: Mapping[str, Any] | None = None,
+    invite_hash: str | None = None,
 ) -> Event:
     """The ``GameCreated`` event (current schema version) for a new game of ``game``;
-    ``clock`` (``engine.turnclock.check_clock``) only when the game has a turn clock --
-    without one the event is exactly what it always was."""
+    ``clock`` (``engine.turnclock.check_clock``) only when the game has a turn clock,
+    ``invite_hash`` (SHA-256 of the invite code, ``service.app.invites``) only when a
+    seat needs an invite: public ``"invite_only": true``, the hash in the hidden part,
+    seen by nobody while the game runs. Without either the event is exactly what it
+    always was."""
     data: dict[str, Any] = {
         "game": game.name,
         "rules_version": game.rules_version,
@@ -64,7 +72,10 @@ def game_created(
     }
     if clock is not None:
         data["clock"] = dict(clock)
-    return Event(GAME_CREATED, data)
+    if invite_hash is None:
+        return Event(GAME_CREATED, data)
+    data["invite_only"] = True
+    return Event(GAME_CREATED, data, {"invite_hash": invite_hash}, ())
 
 
 def timeout_rng(seed: str, game_id: str, version: int, seat: int) -> SeededRandom:
@@ -81,16 +92,21 @@ def seed_revealed(seed: str) -> Event:
 
 
 def setup_events(
-    game: Game[Any], options: Mapping[str, Any], seats: int, seed: str, clock: Mapping[str, Any] | None = None
+    game: Game[Any],
+    options: Mapping[str, Any],
+    seats: int,
+    seed: str,
+    clock: Mapping[str, Any] | None = None,
+    invite_hash: str | None = None,
 ) -> list[Event]:
     """``GameCreated`` followed by the engine's setup events, drawn from the seed.
 
     ``options`` must already be validated (``game.validate_options``), ``clock`` too
-    (``engine.turnclock.check_clock``); raises the engine's RuleViolation for a bad
-    player count.
+    (``engine.turnclock.check_clock``); ``invite_hash`` see :func:`game_created`. Raises
+    the engine's RuleViolation for a bad player count.
     """
     rng = engine_rng(seed, game.rules_version)
-    return [game_created(game, options, seats, seed, clock), *game.setup(options, seats, rng)]
+    return [game_created(game, options, seats, seed, clock, invite_hash), *game.setup(options, seats, rng)]
 
 
 def check_creation(events: Sequence[Event], seed: str) -> None:

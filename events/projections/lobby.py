@@ -38,6 +38,8 @@ class GameSummary:
     seats: list[JSON | None]
     options: JSON
     version: int
+    invite_only: bool = False
+    """Seats need the game's invite code (a summary written before invites: False)."""
 
     def to_json(self) -> JSON:
         return {
@@ -48,6 +50,7 @@ class GameSummary:
             "seats": self.seats,
             "options": self.options,
             "version": self.version,
+            "invite_only": self.invite_only,
         }
 
 
@@ -145,6 +148,7 @@ def _summary(game_id: str, raw: dict[Any, Any]) -> GameSummary | None:
         json.loads(fields["seats"]),
         json.loads(fields["options"]),
         int(fields["version"]),
+        fields.get("invite_only") == "1",
     )
 
 

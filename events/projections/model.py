@@ -131,7 +131,7 @@ def scores_of(table: Table) -> tuple[list[int], JSON | None]:
 def summary_of(table: Table) -> dict[str, str]:
     """The lobby's summary of ``table`` (no hidden facts, no tokens)."""
     seats = [None if s.free else {"name": s.name, "bot": s.bot, "guest": s.guest} for s in table.seats]
-    return {
+    summary = {
         GAME: table.game,
         STATUS: table.status,
         "created": table.created,
@@ -139,6 +139,9 @@ def summary_of(table: Table) -> dict[str, str]:
         "options": canonical_json(dict(table.options)),
         "version": str(table.version),
     }
+    if table.invite_only:  # never changes, so other games' summaries need no field for it
+        summary["invite_only"] = "1"
+    return summary
 
 
 def decode_table(

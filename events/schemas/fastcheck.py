@@ -95,9 +95,7 @@ def _value_check(field: fields.Field) -> Check:  # type: ignore[type-arg]
         # As Card._deserialize: "X", or an int 1..13 (never a bool).
         return lambda v: v == "X" if type(v) is str else type(v) is int and 1 <= v <= 13
     elif type(field) is StrictBool:
-        if field.validators:
-            raise _Unsupported(field)
-        return lambda v: type(v) is bool  # as StrictBool._deserialize
+        base = lambda value: type(value) is bool  # noqa: E731 - as StrictBool._deserialize
     elif type(field) is fields.List:
         inner = _field_check(field.inner)
         base = lambda value: type(value) in (list, tuple) and all(map(inner, value))  # noqa: E731

@@ -38,9 +38,10 @@ class ClockData(Schema):
 
 
 class GameCreatedData(Schema):
-    """v2: ``{"game", "rules_version", "options", "seats", "commitment"}``, and ``clock``
-    only in a game created with a turn clock (absent otherwise: older histories and
-    clockless games are byte for byte what they were)."""
+    """v2: ``{"game", "rules_version", "options", "seats", "commitment"}``, ``clock`` only
+    in a game created with a turn clock, and ``"invite_only": true`` only in one whose
+    seats need its invite code (both absent otherwise: older histories and other games
+    are byte for byte what they were)."""
 
     game = fields.String(required=True, validate=validate.Length(1, 64))
     rules_version = fields.String(required=True, validate=validate.Length(1, 64))
@@ -48,6 +49,14 @@ class GameCreatedData(Schema):
     seats = fields.Integer(strict=True, required=True, validate=validate.Range(1, MAX_SEAT + 1))
     commitment = fields.String(required=True, validate=HEX64)
     clock = fields.Nested(ClockData, required=False)
+    invite_only = StrictBool(required=False, validate=validate.OneOf([True]))
+
+
+class GameCreatedPrivate(Schema):
+    """``{"invite_hash"}``, in an invite-only game: SHA-256 of its invite code (seen by
+    nobody in play, like a seat token's hash)."""
+
+    invite_hash = fields.String(required=True, validate=HEX64)
 
 
 class SeedRevealedData(Schema):
@@ -134,6 +143,7 @@ SHARED_TYPES: tuple[EventType, ...] = (
     EventType(
         "GameCreated",
         GameCreatedData(),
+        GameCreatedPrivate(),
         version=GAME_CREATED_VERSION,
         description="A new game: type, options, seats and the seed commitment.",
     ),

@@ -65,6 +65,7 @@ from service.app.errors import (
     Unauthenticated,
     VersionRequired,
 )
+from service.app.invites import check_invite, invite_hash, new_invite
 from service.app.live_games import LiveGames
 from service.app.open_games import OpenGames
 from service.app.queries import Queries
@@ -164,14 +165,17 @@ class Application:
         seats: Sequence[str | None],
         client: str | None = None,
         clock: Any = None,
+        invite_only: bool = False,
     ) -> JSON:
         """A new game with one entry per seat in ``seats``: None (a person) or a bot level.
 
         ``client``: who creates it (``ip:<address>``; None: an operator or a tool), counted
         against the unfinished-games cap until the game ends, and the open-games cap while
         it is open. ``clock``: the game's turn
-        clock (``engine.turnclock.check_clock``; None: no clock). Returns the spectator
-        view. RuleViolation for an unknown game, bad options, a bad clock
+        clock (``engine.turnclock.check_clock``; None: no clock). ``invite_only``: a
+        person needs the game's invite code to take a seat (``service.app.invites``).
+        Returns the spectator view, with ``"invite": <code>`` for an invite-only game --
+        the only time the code is shown. RuleViolation for an unknown game, bad options, a bad clock
         (``invalid_clock``), a bad seat count or an unknown bot level; TooManyUnfinishedGames
         or TooManyOpenGames when ``client`` is at a cap.
         """
@@ -185,7 +189,9 @@ class Application:
         game_id = new_game_id()
         self._admit(game_id, client, waits)
         seed = new_seed()
-        events = setup_events(game, checked, len(seats), seed, clock_settings)
+        invite = new_invite() if invite_only else None
+        code_hash = invite_hash(invite) if invite is not None else None
+        events = setup_events(game, checked, len(seats), seed, clock_settings, code_hash)
         events += [seat_taken(i, bot_seat_name(level, i), bot=level) for i, level in enumerate(seats) if level is not None]
         if not waits:
             events.append(game_started())
@@ -204,7 +210,8 @@ class Application:
             self.notifier.owned_by(game_id, client)  # its bots' turns and timeouts use its share
         table = self.tables.load(game_id)
         self.notifier.after_append(game_id, table)
-        return documents.view_document(game_id, table, None)
+        view = documents.view_document(game_id, table, None)
+        return view if invite is None else {**view, "invite": invite}
 
     def _admit(self, game_id: str, client: str | None, waits: bool) -> None:
         """Take ``client``'s places for a new game (``waits``: it has a free seat, so it
@@ -233,14 +240,23 @@ class Application:
         if waits and self.open_games is not None:
             self.open_games.released(game_id, client)
 
-    def join(self, game_id: str, name: Any, seat: int | None = None, account: Account | None = None) -> Joined:
+    def join(
+        self,
+        game_id: str,
+        name: Any,
+        seat: int | None = None,
+        account: Account | None = None,
+        invite: str | None = None,
+    ) -> Joined:
         """Take ``seat`` (None = the lowest free one) as ``name``; the game starts when full.
 
         ``account``: a registered player takes the seat under its own name (``name`` is
         ignored), at most one seat per game (AlreadySeated). A guest (no account) may not
         use a registered name, a bot seat's name (``bot_seats``) or a look-alike of
-        either (NameReserved)."""
+        either (NameReserved). An invite-only game wants its code in ``invite``
+        (InviteRequired, checked before anything else about the caller)."""
         table = self.tables.load(game_id)
+        check_invite(table, invite)
         if account is not None:
             name = account.name
             if table.seat_of_account(name) is not None:

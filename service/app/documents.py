@@ -131,6 +131,7 @@ def view_document(game_id: str, table: Table, seat: int | None) -> JSON:
         "state": game.view(state, seat if table.seats_settled else None) if state is not None else None,
         "clock": clock_json(table),
         "deadlines": deadlines_json(table),
+        "invite_only": table.invite_only,
     }
 
 

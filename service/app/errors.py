@@ -78,6 +78,13 @@ class TooManyUnfinishedGames(AppError):
         self.retry_after_s = retry_after_s
 
 
+class InviteRequired(AppError):
+    """Joining an invite-only game without its invite code, or with a wrong one (403;
+    the same answer for both: ``service.app.invites``)."""
+
+    code = "invite_required"
+
+
 class NotFinished(AppError):
     """Something only a finished game has (a complete export, the seed)."""
 

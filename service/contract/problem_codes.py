@@ -33,6 +33,7 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "unknown_bot_level": ((404,), "no such bot level (ratings)"),
     "player_key_required": ((401,), "an endpoint of registered players called without a player key"),
     "not_seated": ((403,), "a player key used for a game where its account holds no seat"),
+    "invite_required": ((403,), "a seat of an invite-only game taken without its invite code, or with a wrong one"),
     "name_registered": ((409,), "the name, or a look-alike of it, is registered"),
     "name_reserved": ((409,), "a guest asked for a registered name or a look-alike of one, or anyone for a bot seat's name (`<level>-bot-<digits>`) or a look-alike of one"),
     "already_seated": ((409,), "the account holds a seat of this game already"),

@@ -138,6 +138,11 @@ def _game_components(game: Game[Any], shared: dict[str, EventType]) -> dict[str,
             },
             # The turn clock is the same for every game (engine.turnclock.check_clock validates it).
             "clock": {"oneOf": [{"$ref": f"{REF}ClockSettings"}, {"type": "null"}]},
+            "invite_only": {
+                "type": "boolean",
+                "description": "Seats only for people with the game's invite code, which "
+                "the answer shows this once (`invite`).",
+            },
         },
         "additionalProperties": False,
     }

@@ -40,9 +40,11 @@ def create_game() -> Response:
     ratelimit.charge(ratelimit.CREATE, 1 + strong * context.settings().strong_seat_cost)
     creator = clients.creator_id()
     view = context.application().create_game(
-        request["game"], request["options"], levels, creator, clock=request["clock"]
+        request["game"], request["options"], levels, creator, clock=request["clock"], invite_only=request["invite_only"]
     )
     headers = {**version_headers(view["version"]), "Location": f"/v1/games/{view['game_id']}"}
+    if "invite" in view:
+        headers["Cache-Control"] = "no-store"  # the invite code is shown this once
     return json_response(view, 201, headers)
 
 
@@ -76,7 +78,7 @@ def join(game_id: str) -> Response:
     # A player key takes the seat for its account (under the account's name); anything
     # else is a guest, whose free name must not be a registered one.
     account = auth.caller_account()
-    joined = context.application().join(game_id, request["name"], request["seat"], account)
+    joined = context.application().join(game_id, request["name"], request["seat"], account, request["invite"])
     document = {
         "game_id": joined.game_id,
         "seat": joined.seat,

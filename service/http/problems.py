@@ -51,6 +51,7 @@ STATUS_OF: Mapping[type[app_errors.AppError], int] = {
     app_errors.AlreadySeated: 409,
     app_errors.NameRequired: 422,
     app_errors.NotSeated: 403,
+    app_errors.InviteRequired: 403,
     app_errors.NotAPlayer: 401,
     app_errors.ServerBusy: 503,
 }

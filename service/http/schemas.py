@@ -15,7 +15,9 @@ from typing import Any
 from marshmallow import RAISE, Schema, fields, validate
 
 from engine.registry import game_names
+from events.schemas.fields import StrictBool
 from service.app.bot_seats import BOT_LEVELS
+from service.app.invites import MAX_INVITE_LENGTH
 
 MAX_SEATS = 16
 """Most seats a create request may ask for (each game has its own, lower, maximum)."""
@@ -83,6 +85,8 @@ class CreateGame(Strict):
     # The turn clock (docs/api.md, "Turn clocks"): checked field by field by
     # engine.turnclock.check_clock (422 invalid_clock); null or absent = no clock.
     clock = fields.Raw(load_default=None, allow_none=True)
+    # Seats only for people with the invite code the answer shows once (service.app.invites).
+    invite_only = StrictBool(load_default=False)
 
 
 class Join(Strict):
@@ -90,6 +94,7 @@ class Join(Strict):
 
     name = fields.String(load_default=None)
     seat = StrictInt(load_default=None, allow_none=True, validate=validate.Range(0, MAX_SEATS - 1))
+    invite = fields.String(load_default=None, allow_none=True, validate=validate.Length(1, MAX_INVITE_LENGTH))
 
 
 class Submit(Strict):

@@ -19,6 +19,7 @@ from support.redis import TestRedis, delete_prefix, unique_prefix
 
 from tabletop_client import (
     Conflict,
+    Forbidden,
     NotFound,
     RateLimited,
     RuleRefused,
@@ -124,6 +125,20 @@ def test_refusals_are_typed_exceptions_with_the_problem_code(client: TabletopCli
         ada.command({"kind": "roll"}, version=acted_on)
     assert stale.value.status == 409 and stale.value.code == "version_conflict"
     assert stale.value.current_version == ada.version > acted_on
+
+
+def test_an_invite_only_game_through_the_client(client: TabletopClient) -> None:
+    created = client.create_game("abluxxen", 2, invite_only=True)
+    game_id, invite = created["game_id"], created["invite"]
+    assert created["invite_only"] is True
+    with pytest.raises(Forbidden) as refused:
+        client.join(game_id, "eve")
+    assert refused.value.status == 403 and refused.value.code == "invite_required"
+    ada = client.join(game_id, "ada", invite=invite)
+    bob = client.join(game_id, "bob", invite=invite)
+    assert (ada.seat, bob.seat) == (0, 1)
+    view = client.view(game_id)
+    assert view["status"] == "running" and view["invite_only"] is True and "invite" not in view
 
 
 def test_compact_legal_and_a_stream_ticket_through_the_client(client: TabletopClient) -> None:

@@ -14,7 +14,9 @@ server's own cache. What is checked:
   for the seats in ``visible_to`` and a command only for its sender while the game
   runs; after the end they equal the stored events in full;
 - the secret seed and every seat's token hash appear in nothing before the end;
-  no seat's token ever appears in anything another viewer receives.
+  no seat's token ever appears in anything another viewer receives;
+- in an invite-only game the invite code appears in nothing (it was shown once, to
+  its creator), and its hash in nothing before the end.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from support.http_games import FlaskApi, create_game, play_randomly, seat_everyone
+from support.http_games import FlaskApi, play_randomly, seat_everyone
 from support.sse import events
 
 from engine.abluxxen.cards import counts_to_json
@@ -38,7 +40,12 @@ from service.bootstrap import Services
 
 pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api
 
-GAMES = [("schlitzohr", 2, {"turn_cap": 30}), ("abluxxen", 2, {}), ("abluxxen", 4, {})]
+GAMES = [
+    ("schlitzohr", 2, {"turn_cap": 30}, False),
+    ("abluxxen", 2, {}, False),
+    ("abluxxen", 4, {}, False),
+    ("schlitzohr", 3, {"turn_cap": 20}, True),  # invite-only
+]
 
 STREAM_EVERY = 4
 """Streams are read every few commands (resuming where they stopped, so every event is
@@ -48,10 +55,11 @@ still checked for every viewer); views, legal commands and pages after every com
 class Truth:
     """The true table of a game, folded from its complete history as the test goes."""
 
-    def __init__(self, services: Services, game_id: str, tokens: list[str]) -> None:
+    def __init__(self, services: Services, game_id: str, tokens: list[str], invite: str | None = None) -> None:
         self.store = services.store
         self.game_id = game_id
         self.tokens = tokens
+        self.invite = invite
         self.history: list[Envelope] = []
         self.table: Table | None = None
         self.tables: dict[int, Table] = {}  # the table right after each version
@@ -75,9 +83,15 @@ class Truth:
     def secrets_for(self, viewer: int | None) -> list[str]:
         """Strings ``viewer`` must not receive now."""
         others = [t for seat, t in enumerate(self.tokens) if seat != viewer]
+        if self.invite is not None:
+            others.append(self.invite)
         if self.finished:
             return others
-        hashes = [s.token_hash for s in self.table.seats if s.token_hash]  # type: ignore[union-attr]
+        table = self.table
+        assert table is not None
+        hashes = [s.token_hash for s in table.seats if s.token_hash]
+        if table.invite_hash is not None:
+            hashes.append(table.invite_hash)
         return [self.seed, *hashes, *others]
 
 
@@ -203,7 +217,9 @@ class Watcher:
 
 
 @pytest.mark.parametrize(
-    ("game", "players", "options"), GAMES, ids=[f"{g}-{p}" for g, p, _ in GAMES]
+    ("game", "players", "options", "invite_only"),
+    GAMES,
+    ids=[f"{g}-{p}" + ("-invite" if i else "") for g, p, _, i in GAMES],
 )
 def test_no_response_or_stream_event_holds_a_hidden_fact(
     api: FlaskApi,
@@ -212,11 +228,18 @@ def test_no_response_or_stream_event_holds_a_hidden_fact(
     game: str,
     players: int,
     options: dict[str, Any],
+    invite_only: bool,
 ) -> None:
-    game_id = create_game(api, game, players, options=options)
-    tokens = seat_everyone(api, game_id, players)
-    truth = Truth(http_services, game_id, tokens)
+    created = api.call(
+        "POST", "/v1/games", body={"game": game, "players": players, "options": options, "invite_only": invite_only}
+    )
+    assert created.status == 201, created.body
+    game_id, invite = created.body["game_id"], created.body.get("invite")
+    assert (invite is not None) == invite_only
+    tokens = seat_everyone(api, game_id, players, invite)
+    truth = Truth(http_services, game_id, tokens, invite)
     truth.refresh()
+    assert truth.table is not None and (truth.table.invite_hash is not None) == invite_only
     watcher = Watcher(api, http_app, truth)
     for viewer in watcher.viewers:
         watcher.check_reads(viewer)

@@ -74,6 +74,7 @@ def test_filters_by_status_and_type(
         "seats": [None, {"name": "Cy", "bot": "random", "guest": False}],
         "options": get_game("abluxxen").validate_options(None),
         "version": summary.version,
+        "invite_only": False,
     }
     assert reader.summary("nope") is None
 

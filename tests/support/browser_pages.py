@@ -29,10 +29,12 @@ def create_game(
     options: dict[str, str] | None = None,
     join: bool = True,
     clock: tuple[str, str] | None = None,
+    invite_only: bool = False,
 ) -> str:
     """Create a game from the lobby's form: ``seats`` = a bot level per seat, None for a
     person; ``clock`` = the turn clock's preset and policy as the form names them;
-    answers the new game's id once its page shows a version."""
+    ``invite_only`` ticks *Invite only*; answers the new game's id once its page shows a
+    version."""
     page.goto("/")
     page.locator("#create-game").wait_for()
     if page.locator("#player-name").is_enabled():  # signed in: the account's name, fixed
@@ -49,6 +51,8 @@ def create_game(
         page.locator("#create-clock-policy").select_option(clock[1])
     if page.locator("#create-join").is_checked() != join:
         page.locator("#create-join").click()
+    if page.locator("#create-invite").is_checked() != invite_only:
+        page.locator("#create-invite").click()
     page.locator("#create-submit").click()
     page.wait_for_url(re.compile(r"#/games/"))
     page.wait_for_function("() => document.querySelector('main').dataset.version")

@@ -116,11 +116,13 @@ def create_game(api: Api, game: str, players: int, **extra: Any) -> str:
     return str(reply.body["game_id"])
 
 
-def seat_everyone(api: Api, game_id: str, players: int) -> list[str]:
-    """Take every seat (player0, player1, ...); returns the tokens by seat."""
+def seat_everyone(api: Api, game_id: str, players: int, invite: str | None = None) -> list[str]:
+    """Take every seat (player0, player1, ...), bringing ``invite`` if given; returns
+    the tokens by seat."""
     tokens = []
+    extra = {} if invite is None else {"invite": invite}
     for i in range(players):
-        reply = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": f"player{i}"})
+        reply = api.call("POST", f"/v1/games/{game_id}/seats", body={"name": f"player{i}", **extra})
         assert reply.status == 201 and reply.body["seat"] == i, reply.body
         tokens.append(reply.body["token"])
     return tokens

@@ -62,6 +62,31 @@ export function forgetSeat(gameId) {
   localStorage.removeItem(SEAT_PREFIX + gameId);
 }
 
+const INVITE_PREFIX = 'tabletop.invite.';
+
+/** The invite code this browser knows for an invite-only game (its creator was shown
+ * it once; others came by its link), or null. */
+export function heldInvite(gameId) {
+  return localStorage.getItem(INVITE_PREFIX + gameId);
+}
+
+export function keepInvite(gameId, code) {
+  localStorage.setItem(INVITE_PREFIX + gameId, code);
+}
+
+/** The link that lets a person join an invite-only game: the code travels in the URL's
+ * fragment, which browsers never send to a server. */
+export function inviteLink(gameId, code) {
+  const base = `${location.origin}${location.pathname}`;
+  return `${base}#/games/${encodeURIComponent(gameId)}?invite=${encodeURIComponent(code)}`;
+}
+
+/** The body of a join: the invite code rides along when this browser knows one. */
+export function joinBody(gameId, body) {
+  const invite = heldInvite(gameId);
+  return invite ? {...body, invite} : body;
+}
+
 export function playerName() {
   return localStorage.getItem('tabletop.name') || '';
 }

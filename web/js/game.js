@@ -6,7 +6,10 @@
 // arrives only says "re-read the view" (and feeds the log). So a missed redraw can
 // never leave a wrong board: the next read shows the truth.
 
-import {ApiError, call, describeError, forgetSeat, heldSeat, keepSeat, newKey, playerName, setPlayerName} from './api.js';
+import {
+  ApiError, call, describeError, forgetSeat, heldInvite, heldSeat, inviteLink, joinBody, keepSeat, newKey, playerName,
+  setPlayerName,
+} from './api.js';
 import {announce, h, replaceKeepingFocus} from './a11y.js';
 import {GameStream} from './stream.js';
 import * as schlitzohr from './schlitzohr.js';
@@ -85,9 +88,10 @@ export function showGame(root, gameId) {
   const finished = h('section', {class: 'finished', 'aria-labelledby': 'finished-title', hidden: true});
   const connection = h('span', {class: 'connection', id: 'connection'});
   const clockLine = h('p', {class: 'clock', id: 'clock', hidden: true});
+  const inviteBox = h('p', {class: 'invite', id: 'invite', hidden: true});
   const countdown = h('span', {class: 'countdown', id: 'countdown'});
   const ticker = setInterval(() => renderCountdown(), 1000);
-  root.replaceChildren(title, who, h('div', {class: 'status-row'}, turn, countdown, connection), clockLine, error,
+  root.replaceChildren(title, who, inviteBox, h('div', {class: 'status-row'}, turn, countdown, connection), clockLine, error,
     h('div', {class: 'game-layout'}, board, side), finished);
 
   async function fetchLegal() {
@@ -287,7 +291,7 @@ export function showGame(root, gameId) {
       if (!account) setPlayerName(chosen);
       try {
         const answer = await call('POST', `${path}/seats`, account
-          ? {body: {}, token: account.key} : {body: {name: chosen}});
+          ? {body: joinBody(gameId, {}), token: account.key} : {body: joinBody(gameId, {name: chosen})});
         keepSeat(gameId, {seat: answer.body.seat, token: answer.body.token, name: chosen});
         await seated(heldSeat(gameId));
       } catch (e) {
@@ -296,6 +300,28 @@ export function showGame(root, gameId) {
       }
     }}, account ? '' : [h('label', {for: 'join-name'}, 'Your name'), ' ', name, ' '],
     h('button', {type: 'submit', class: 'primary', id: 'join-game'}, account ? `Join this game as ${account.name}` : 'Join this game'));
+  }
+
+  /** While an invite-only game waits for players, the browser that knows its code shows
+   * the link to share (its creator, or anyone who came by the link and may pass it on). */
+  function renderInvite(invite) {
+    inviteBox.hidden = !(invite && view.status === 'open');
+    if (inviteBox.hidden) return;
+    const link = inviteLink(gameId, invite);
+    if (inviteBox.dataset.link === link) return;  // kept as it is: a selection or focus in it survives
+    inviteBox.dataset.link = link;
+    const field = h('input', {id: 'invite-link', readonly: true, value: link, 'aria-describedby': 'invite-hint'});
+    const copy = h('button', {type: 'button', id: 'invite-copy', onclick: async () => {
+      field.select();
+      try {
+        await navigator.clipboard.writeText(link);
+        copy.textContent = 'Copied';
+      } catch {
+        copy.textContent = 'Select and copy the link';
+      }
+    }}, 'Copy link');
+    inviteBox.replaceChildren(h('label', {for: 'invite-link'}, 'Invite link'), ' ', field, ' ', copy,
+      h('small', {class: 'hint', id: 'invite-hint'}, ' Only people with this link can take a seat. Send it to those you want to play with.'));
   }
 
   /** A button that takes the account's seat back for this browser (its token is elsewhere). */
@@ -326,9 +352,14 @@ export function showGame(root, gameId) {
       ? `You play seat ${view.you} (${seatName(view, view.you)}).`
       : 'You are watching as a spectator.';
     const ours = !held && (view.status === 'open' || view.status === 'running') ? view.seats.findIndex(accountHolds) : -1;
+    const invite = view.invite_only ? heldInvite(gameId) : null;
     const joinable = !held && ours < 0 && view.status === 'open';
     who.replaceChildren(seatLine, ' ', h('a', {href: '#/'}, 'Back to the lobby'),
-      joinable ? joinForm() : '', ours >= 0 ? takeBackButton(ours) : '');
+      joinable && (invite || !view.invite_only) ? joinForm() : '',
+      joinable && view.invite_only && !invite
+        ? h('span', {class: 'hint', id: 'invite-needed'}, ' This game is invite only: ask its creator for the link.') : '',
+      ours >= 0 ? takeBackButton(ours) : '');
+    renderInvite(invite);
     const text = turnText(view);
     turn.textContent = text;
     turn.classList.toggle('mine', text.startsWith('Your turn'));

@@ -1,7 +1,7 @@
 // The lobby: the open, running and finished games (filtered by game), a form to create a
 // game with its options and bot seats, joining a free seat with a name, watching.
 
-import {call, describeError, heldSeat, keepSeat, playerName, setPlayerName} from './api.js';
+import {call, describeError, heldInvite, heldSeat, joinBody, keepInvite, keepSeat, playerName, setPlayerName} from './api.js';
 import {announce, h, replaceKeepingFocus} from './a11y.js';
 import {CLOCK_POLICIES, timeLeft} from './clock.js';
 import {accountBox, accountHolds, signedIn, takeBack} from './account.js';
@@ -80,7 +80,7 @@ export function showLobby(root) {
       const body = account ? {} : {name};
       if (seat !== undefined) body.seat = seat;
       const token = account ? account.key : undefined;
-      const answer = await call('POST', `/v1/games/${encodeURIComponent(gameId)}/seats`, {body, token});
+      const answer = await call('POST', `/v1/games/${encodeURIComponent(gameId)}/seats`, {body: joinBody(gameId, body), token});
       keepSeat(gameId, {seat: answer.body.seat, token: answer.body.token, name});
       location.hash = `#/games/${gameId}`;
     } catch (error) {
@@ -113,6 +113,7 @@ export function showLobby(root) {
       catalogue.map(g => h('option', {value: g.name}, g.title || g.name)));
     const body = h('div', {class: 'create-fields'});
     const joinBox = h('input', {type: 'checkbox', id: 'create-join', checked: true});
+    const inviteBox = h('input', {type: 'checkbox', id: 'create-invite'});
     const clock = clockFields();
 
     function fields() {
@@ -182,8 +183,11 @@ export function showLobby(root) {
       try {
         const chosenClock = clock.chosen();
         const request = {game, players, options, bots, ...(chosenClock ? {clock: chosenClock} : {})};
+        if (inviteBox.checked) request.invite_only = true;
         const answer = await call('POST', '/v1/games', {body: request});
         const gameId = answer.body.game_id;
+        // Shown this once by the server: kept here, the game page shows its link to share.
+        if (answer.body.invite) keepInvite(gameId, answer.body.invite);
         if (joining) await join(gameId);
         else location.hash = `#/games/${gameId}`;
       } catch (error) {
@@ -198,6 +202,8 @@ export function showLobby(root) {
         body,
         clock.fieldset,
         h('div', {class: 'field check'}, joinBox, h('label', {for: 'create-join'}, 'Take the first free seat myself')),
+        h('div', {class: 'field check'}, inviteBox, h('label', {for: 'create-invite'}, 'Invite only'),
+          h('small', {class: 'hint'}, 'Only people you give the game\'s link to can take a seat, so no stranger can take one and hold the game up.')),
         h('button', {type: 'submit', class: 'primary', id: 'create-submit'}, 'Create game')),
     );
   }
@@ -219,6 +225,9 @@ export function showLobby(root) {
       // The account's seat, its token elsewhere (another device): take it back here.
       actions.push(h('button', {type: 'button', class: 'primary', dataset: {key: `back-${game.game_id}`},
         onclick: () => playHere(game.game_id, ours)}, `Play seat ${ours} here`));
+    } else if (game.status === 'open' && free >= 0 && game.invite_only && !heldInvite(game.game_id)) {
+      // Seats only for people with its link (its creator shares it): nothing to offer here.
+      actions.push(h('span', {class: 'hint invite-only'}, 'invite only'));
     } else if (game.status === 'open' && free >= 0) {
       actions.push(h('button', {type: 'button', class: 'primary', dataset: {key: `join-${game.game_id}`},
         'aria-label': `Join game ${game.game_id}`, onclick: () => join(game.game_id)}, 'Join'));

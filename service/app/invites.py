@@ -1,0 +1,55 @@
+"""Invite codes: a game whose seats only people with its code may take.
+
+A creator who asks for an invite-only game gets the code once, in the creation's
+answer, and shares it (the web client makes it part of a link). ``GameCreated`` says
+``"invite_only": true`` in public and keeps SHA-256 of the code in its hidden part,
+which no viewer sees while the game runs -- the code itself is stored nowhere.
+
+Guarantees:
+
+- **Unguessable.** 192 random bits (``secrets``): a stranger who sees the game in the
+  lobby cannot take a seat, however many times it tries (each try is a join, under
+  the client's request limits).
+- **Nothing to test a guess against.** The hash never leaves the server while the game
+  runs (redacted like a seat token's hash), and a wrong code and a missing one get the
+  same answer, 403 ``invite_required``, compared in constant time.
+- Only joining needs it. Bots named at creation sit at once, and a registered player
+  taking back its own seat (``Application.reissue_token``) already holds it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from engine.table import Table
+from service.app.errors import InviteRequired
+
+INVITE_BYTES = 24
+"""Random bytes of a code: 192 bits, 32 URL-safe characters."""
+
+MAX_INVITE_LENGTH = 64
+"""Longest code a join may bring (ours are 32 characters); longer is a 400."""
+
+
+def new_invite() -> str:
+    """A fresh invite code (URL-safe base64, no padding)."""
+    return secrets.token_urlsafe(INVITE_BYTES)
+
+
+def invite_hash(code: str) -> str:
+    """The stored form of a code."""
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+def check_invite(table: Table, code: str | None) -> None:
+    """InviteRequired unless ``table``'s seats are open to all or ``code`` is its invite.
+
+    A table folded from a redacted history (``invite_hash`` None while ``invite_only``)
+    admits nobody: only the server's own, unredacted fold may let a person in."""
+    if not table.invite_only:
+        return
+    given = invite_hash(code) if code is not None else ""
+    if table.invite_hash is None or not hmac.compare_digest(given, table.invite_hash):
+        raise InviteRequired("this game's seats are taken by invitation: bring its invite code")

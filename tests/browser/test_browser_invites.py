@@ -1,0 +1,68 @@
+"""Invite-only games in the browser, by clicks: the creator shares the game's link, a
+friend who opens it takes the free seat, and a stranger who finds the game in the
+lobby or at its address cannot (docs/security.md: a stranger who takes the last seat
+of a game without a clock could hold it up for a week)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import requests
+from support.browser_pages import create_game, status
+
+
+def test_only_a_friend_with_the_link_takes_the_seat_of_an_invite_only_game(
+    page: Any, browser: Any, web_server: Any
+) -> None:
+    urls: list[str] = []
+    page.on("request", lambda request: urls.append(request.url))
+    game_id = create_game(page, "schlitzohr", [None, None], name="ada", options={"turn_cap": "10"}, invite_only=True)
+    link = page.locator("#invite-link")
+    link.wait_for()
+    shared = link.input_value()
+    found = re.fullmatch(rf"{re.escape(web_server.url)}/#/games/{game_id}\?invite=([A-Za-z0-9_-]{{32}})", shared)
+    assert found, shared
+    code = found.group(1)
+    view = requests.get(f"{web_server.url}/v1/games/{game_id}", timeout=10).json()
+    assert view["invite_only"] is True and view["seats"][0]["name"] == "ada"
+    page.set_viewport_size({"width": 375, "height": 740})  # the link fits a phone's screen
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.set_viewport_size({"width": 1200, "height": 900})
+
+    stranger = browser.new_context(base_url=web_server.url)
+    friend = browser.new_context(base_url=web_server.url)
+    try:
+        # A stranger sees the game in the lobby, marked, with nothing to join by ...
+        eve = stranger.new_page()
+        eve.on("request", lambda request: urls.append(request.url))
+        eve.goto("/")
+        row = eve.locator(f'li[data-game-id="{game_id}"]')
+        row.wait_for(timeout=30_000)  # the lobby is a read model: within moments
+        assert row.locator(".invite-only").inner_text() == "invite only"
+        assert row.locator(f'[data-key="join-{game_id}"]').count() == 0
+        # ... and at its address is told to ask for the link, with no form to join.
+        eve.goto(f"/#/games/{game_id}")
+        eve.locator("#invite-needed").wait_for()
+        assert eve.locator("#join-game").count() == 0 and eve.locator("#invite-link").is_hidden()
+
+        # A friend opens the link: the code leaves the address bar, the seat is theirs.
+        bob = friend.new_page()
+        bob.on("request", lambda request: urls.append(request.url))
+        bob.goto(shared)
+        bob.locator("#join-game").wait_for()
+        assert bob.url.endswith(f"#/games/{game_id}")
+        bob.locator("#join-name").fill("bob")
+        bob.locator("#join-game").click()
+        bob.wait_for_function("() => document.querySelector('main').dataset.status === 'running'")
+        assert "You play seat 1 (bob)" in bob.locator(".who").inner_text()
+        # The creator's page sees the game start and stops offering the link.
+        page.wait_for_function("() => document.querySelector('main').dataset.status === 'running'")
+        assert page.locator("#invite").is_hidden()
+        eve.wait_for_function("() => document.querySelector('main').dataset.status === 'running'")
+        assert status(eve) == "running" and eve.locator("#invite-needed").count() == 0
+    finally:
+        stranger.close()
+        friend.close()
+    # The code rode in URL fragments and in join bodies only: no request line carried it.
+    assert urls and not [url for url in urls if code in url]
