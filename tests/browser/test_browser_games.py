@@ -98,3 +98,23 @@ def test_a_game_without_a_clock_shows_none(page: Any) -> None:
     page.locator("#board").wait_for()
     assert page.locator("#clock").is_hidden()
     assert page.locator("#countdown").inner_text() == ""
+
+
+def test_a_seat_is_left_before_the_start_and_the_tab_title_says_whose_turn(page: Any, web_server: Any) -> None:
+    """A person who changes their mind gives the seat back (else it stays held until
+    the game expires unstarted); in another tab, the title shows it is their move."""
+    game_id = create_game(page, "schlitzohr", [None, None])
+    page.locator("#leave-seat").click()
+    page.locator(".who").filter(has_text="You are watching as a spectator.").wait_for()
+    view = requests.get(f"{web_server.url}/v1/games/{game_id}", timeout=10).json()
+    assert view["status"] == "open" and view["seats"][0]["name"] is None
+    assert page.locator("#leave-seat").count() == 0
+    page.locator("#join-name").fill("ada")
+    page.locator("#join-game").click()  # back in: the lowest free seat, seat 0 again
+    page.locator(".who").filter(has_text="You play seat 0 (ada).").wait_for()
+    assert not page.title().startswith("Your turn")
+    joined = requests.post(f"{web_server.url}/v1/games/{game_id}/seats", json={"name": "bob"}, timeout=10)
+    assert joined.status_code == 201  # the game starts; seat 0 moves first
+    page.wait_for_function("() => document.title.startsWith('Your turn · Schlitzohr')")
+    assert page.locator("#leave-seat").count() == 0  # no leaving a running game
+

@@ -274,7 +274,8 @@ export function showGame(root, gameId) {
   }
 
   async function seated(record) {
-    // A seat is held now: the stream is reopened with its ticket, the view re-read as its.
+    // A seat is held now (or, null, given up): the stream is reopened with its ticket (or
+    // none), the view re-read as the seat's (or a spectator's).
     held = record;
     if (stream) { stream.stop(); stream = null; }
     refusal = '';
@@ -324,6 +325,22 @@ export function showGame(root, gameId) {
       h('small', {class: 'hint', id: 'invite-hint'}, ' Only people with this link can take a seat. Send it to those you want to play with.'));
   }
 
+  /** Before the start a seat may be given up (DELETE .../seats/{seat}): someone else can
+   * take it, and this browser watches. Its invite code stays kept, to come back by. */
+  function leaveButton() {
+    return h('button', {type: 'button', id: 'leave-seat', onclick: async () => {
+      try {
+        await call('DELETE', `${path}/seats/${held.seat}`, {token: held.token});
+        forgetSeat(gameId);
+        announce('You left your seat.');
+        await seated(null);
+      } catch (e) {
+        refusal = `Could not leave: ${describeError(e)}`;
+        render();
+      }
+    }}, 'Leave this seat');
+  }
+
   /** A button that takes the account's seat back for this browser (its token is elsewhere). */
   function takeBackButton(seat) {
     return h('button', {type: 'button', class: 'primary', id: 'take-back', onclick: async () => {
@@ -346,7 +363,9 @@ export function showGame(root, gameId) {
     root.dataset.status = view.status;
     root.dataset.busy = busy ? '1' : '0';
     root.dataset.mine = commands && commands.length ? '1' : '0';
-    document.title = `${module ? module.TITLE : view.game} ${gameId} · tabletop`;
+    // "Your turn" leads the tab's title: a player in another tab sees it is their move.
+    const yours = view.you !== null && view.status === 'running' && view.to_act[String(view.you)];
+    document.title = `${yours ? 'Your turn · ' : ''}${module ? module.TITLE : view.game} ${gameId} · tabletop`;
     title.replaceChildren(module ? module.TITLE : view.game, ' ', h('code', {}, gameId));
     const seatLine = view.you !== null
       ? `You play seat ${view.you} (${seatName(view, view.you)}).`
@@ -358,7 +377,8 @@ export function showGame(root, gameId) {
       joinable && (invite || !view.invite_only) ? joinForm() : '',
       joinable && view.invite_only && !invite
         ? h('span', {class: 'hint', id: 'invite-needed'}, ' This game is invite only: ask its creator for the link.') : '',
-      ours >= 0 ? takeBackButton(ours) : '');
+      ours >= 0 ? takeBackButton(ours) : '',
+      held && view.status === 'open' ? h('span', {}, ' ', leaveButton()) : '');
     renderInvite(invite);
     const text = turnText(view);
     turn.textContent = text;
