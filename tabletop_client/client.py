@@ -22,6 +22,7 @@ from tabletop_client.transport import Transport
 from tabletop_client.types import (
     Catalogue,
     CatalogueGame,
+    ClockSettings,
     Envelope,
     EventPage,
     GameList,
@@ -65,10 +66,13 @@ class TabletopClient(Transport):
         *,
         options: Mapping[str, int | bool | str] | None = None,
         bots: Mapping[int, str] | None = None,
+        clock: ClockSettings | None = None,
         invite_only: bool = False,
     ) -> View:
         """A new game with ``players`` seats, ``bots`` mapping seats to bot levels
         (e.g. ``{1: "greedy"}``). Returns the spectator's view (``game_id`` in it).
+        ``clock``: a turn clock for the people's seats (``RuleRefused``
+        ``invalid_clock`` for a bad one; see docs/api.md, "Turn clocks").
         ``invite_only``: only people given the game's invite code may take a seat; the
         view's ``invite`` holds it, this once -- pass it to :meth:`join`.
         Not retried: a lost answer would otherwise create a second game."""
@@ -77,6 +81,8 @@ class TabletopClient(Transport):
             body["options"] = dict(options)
         if bots:
             body["bots"] = {str(seat): level for seat, level in bots.items()}
+        if clock is not None:
+            body["clock"] = dict(clock)
         if invite_only:
             body["invite_only"] = True
         return cast(View, self.request("POST", "/v1/games", body=body, retry=False).json())

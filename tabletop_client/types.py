@@ -181,6 +181,16 @@ class Clock(TypedDict):
     timed_out: int | None
 
 
+class ClockSettings(TypedDict):
+    """A turn clock to create a game with (``create_game(clock=...)``): seconds per
+    decision (1..604,800), a reserve for the whole game (0..604,800; default 0), and
+    what decides for a seat whose time runs out."""
+
+    per_decision_s: int
+    reserve_s: NotRequired[int]
+    policy: Literal["bot:random", "bot:greedy", "forfeit"]
+
+
 class Deadline(TypedDict):
     """When a seat to act times out: ISO 8601 UTC and Unix milliseconds."""
 

@@ -141,6 +141,15 @@ def test_an_invite_only_game_through_the_client(client: TabletopClient) -> None:
     assert view["status"] == "running" and view["invite_only"] is True and "invite" not in view
 
 
+def test_a_clocked_game_through_the_client(client: TabletopClient) -> None:
+    view = client.create_game("schlitzohr", 2, clock={"per_decision_s": 60, "reserve_s": 300, "policy": "forfeit"})
+    assert view["clock"] is not None
+    assert (view["clock"]["per_decision_s"], view["clock"]["reserve_s"], view["clock"]["policy"]) == (60, 300, "forfeit")
+    with pytest.raises(RuleRefused) as bad:
+        client.create_game("schlitzohr", 2, clock={"per_decision_s": 0, "policy": "forfeit"})
+    assert bad.value.code == "invalid_clock"
+
+
 def test_compact_legal_and_a_stream_ticket_through_the_client(client: TabletopClient) -> None:
     game_id = client.create_game("schlitzohr", 2)["game_id"]
     ada, _bob = client.join(game_id, "ada"), client.join(game_id, "bob")

@@ -32,6 +32,7 @@ MODELS: list[tuple[type, list[str | int]]] = [
     (t.Result, ["Result"]),
     (t.View, ["View"]),
     (t.Clock, ["Clock"]),
+    (t.ClockSettings, ["ClockSettings"]),
     (t.Deadline, ["Deadlines", "additionalProperties"]),
     (t.SchlitzohrState, ["SchlitzohrState"]),
     (t.SchlitzohrBoard, ["SchlitzohrState", "board"]),
