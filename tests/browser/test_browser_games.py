@@ -44,6 +44,15 @@ def test_a_whole_schlitzohr_game_against_a_bot_by_clicks(page: Any) -> None:
     versions = log_versions(page)
     assert versions == list(range(versions[0], versions[-1] + 1)), versions
     assert versions[-1] == version(page)
+    # Play again: the same game, options and bot, this player in the same seat.
+    page.locator("#play-again").click()
+    page.wait_for_url(re.compile(r"#/games/(?!" + re.escape(game_id) + r"$)"))
+    page.locator("#board").wait_for()
+    assert "You play seat 0 (ada)" in page.locator(".who").inner_text()
+    again = page.url.rsplit("/", 1)[1]
+    view = requests.get(f"{page.url.split('#')[0]}v1/games/{again}", timeout=10).json()
+    assert view["status"] == "running" and view["options"]["turn_cap"] == 10
+    assert [(s["name"], s["bot"]) for s in view["seats"]] == [("ada", None), ("greedy-bot-1", "greedy")]
 
 
 def test_a_whole_abluxxen_game_against_a_bot_by_clicks(page: Any) -> None:

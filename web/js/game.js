@@ -7,8 +7,8 @@
 // never leave a wrong board: the next read shows the truth.
 
 import {
-  ApiError, call, describeError, forgetSeat, heldInvite, heldSeat, inviteLink, joinBody, keepSeat, newKey, playerName,
-  setPlayerName,
+  ApiError, call, describeError, forgetSeat, heldInvite, heldSeat, inviteLink, joinBody, keepInvite, keepSeat, newKey,
+  playerName, setPlayerName,
 } from './api.js';
 import {announce, h, replaceKeepingFocus} from './a11y.js';
 import {GameStream} from './stream.js';
@@ -257,6 +257,7 @@ export function showGame(root, gameId) {
         h('dt', {}, 'Revealed seed'), h('dd', {}, h('code', {id: 'seed'}, view.seed || '(not yet revealed)'))),
       verdict,
       h('p', {}, h('a', {href: `${path}/export`, download: `${gameId}.jsonl`}, 'Download the history (JSON Lines)')),
+      view.you !== null ? h('p', {}, playAgainButton()) : '',
       replayButton, replayArea);
     if (replayShown) replayButton.click();
     // Between GameEnded and the seed's reveal (two appends) the history is incomplete and
@@ -323,6 +324,37 @@ export function showGame(root, gameId) {
     }}, 'Copy link');
     inviteBox.replaceChildren(h('label', {for: 'invite-link'}, 'Invite link'), ' ', field, ' ', copy,
       h('small', {class: 'hint', id: 'invite-hint'}, ' Only people with this link can take a seat. Send it to those you want to play with.'));
+  }
+
+  /** A new game like this one -- the same game, options, bots at the same seats, clock
+   * and invitation rule -- with this player in the same seat again. The other people's
+   * seats wait for whoever joins (an invite-only game: its new link is shown). */
+  function playAgainButton() {
+    const seat = view.you;
+    return h('button', {type: 'button', class: 'primary', id: 'play-again', onclick: async () => {
+      const bots = {};
+      view.seats.forEach((s, i) => { if (s.bot) bots[String(i)] = s.bot; });
+      const request = {game: view.game, players: view.seats.length, options: view.options, bots};
+      if (view.clock) {
+        const {per_decision_s, reserve_s, policy} = view.clock;
+        request.clock = {per_decision_s, reserve_s, policy};
+      }
+      if (view.invite_only) request.invite_only = true;
+      const account = signedIn();
+      const name = account ? account.name : (held && held.name) || view.seats[seat].name;
+      try {
+        const created = (await call('POST', '/v1/games', {body: request})).body;
+        if (created.invite) keepInvite(created.game_id, created.invite);
+        const body = joinBody(created.game_id, account ? {seat} : {name, seat});
+        const joined = (await call('POST', `/v1/games/${encodeURIComponent(created.game_id)}/seats`,
+          {body, token: account ? account.key : undefined})).body;
+        keepSeat(created.game_id, {seat: joined.seat, token: joined.token, name});
+        location.hash = `#/games/${created.game_id}`;
+      } catch (e) {
+        refusal = `Could not start a new game: ${describeError(e)}`;
+        render();
+      }
+    }}, 'Play again');
   }
 
   /** Before the start a seat may be given up (DELETE .../seats/{seat}): someone else can
