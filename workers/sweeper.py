@@ -59,8 +59,9 @@ module. A timeout is charged to its game's creator's share of the bot work
 (``service.app.bot_share``); one beyond it is not written but looked at again once paid
 for (``deferred``), so one client's idle clocked games cannot fill every pass.
 
-Finished games: :func:`archive_finished_games` moves a bounded batch of games finished
-more than ``settings.archive_after_s`` ago out of Redis into the archive each pass.
+Games over: :func:`archive_games_over` moves a bounded batch of games that finished,
+or expired, more than ``settings.archive_after_s`` ago out of Redis into the archive
+each pass.
 """
 
 from __future__ import annotations
@@ -345,19 +346,20 @@ def requeue(client: Any, job: Job) -> None:
     pipe.execute()
 
 
-def archive_finished_games(svc: Services, now: float | None = None) -> list[str]:
+def archive_games_over(svc: Services, now: float | None = None) -> list[str]:
     """One bounded archiving pass (``service.app.archiving``): up to ``archive_batch``
-    games whose seed was revealed more than ``archive_after_s`` ago move to the archive.
+    games whose seed was revealed, or that expired, more than ``archive_after_s`` ago
+    move to the archive.
     Returns the ids moved. Off when ``archive_after_s`` is 0 or the store has no archive.
     A game that fails verification is logged and stays in Redis."""
     after = svc.settings.archive_after_s
     lazy = svc.store.archive
     if after <= 0 or lazy is None:
         return []
-    from service.app.archiving import archive_finished  # SQLAlchemy: only in the sweeper
+    from service.app.archiving import archive_over  # SQLAlchemy: only in the sweeper
 
     # lazy.store: the archive is opened (created) only once some game is due.
-    moved, _refused = archive_finished(
+    moved, _refused = archive_over(
         svc.redis,
         lazy.store,
         svc.settings.key_prefix,
@@ -387,7 +389,7 @@ def run(svc: Services, stop: threading.Event) -> None:
         if time.monotonic() - archived_at >= ARCHIVE_EVERY_S:
             archived_at = time.monotonic()
             try:  # an archive outage must not make the bot passes look dead
-                archive_finished_games(svc)
+                archive_games_over(svc)
             except Exception:
                 log.exception("archiving pass failed; trying again in %.0f s", ARCHIVE_EVERY_S)
         stop.wait(interval)

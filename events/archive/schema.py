@@ -12,8 +12,9 @@ games = Table(
     metadata,
     Column("game_id", String(64), primary_key=True),
     Column("game_type", String(64), nullable=False),
-    Column("version", Integer, nullable=False),  # head version (the SeedRevealed event)
+    Column("version", Integer, nullable=False),  # head version (SeedRevealed, or GameExpired)
     Column("head_hash", String(64), nullable=False),
+    # An expired game (no GameEnded, seed never revealed): 0, "" and "" (events.archive.store).
     Column("ended_at", Integer, nullable=False),  # version of GameEnded
     Column("seed", Text, nullable=False),  # the revealed secret seed (hex)
     Column("report", Text, nullable=False),  # the kept verification report (JSON text)

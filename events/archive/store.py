@@ -1,4 +1,5 @@
-"""The archive store: finished games in SQL (SQLAlchemy Core), SQLite by default.
+"""The archive store: games that are over -- finished, or expired -- in SQL (SQLAlchemy
+Core), SQLite by default.
 
 ``TABLETOP_ARCHIVE_URL`` names the database: ``sqlite:///<path>`` (default
 ``sqlite:///<data dir>/archive.sqlite3``, data dir = ``TABLETOP_DATA_DIR`` or
@@ -30,21 +31,31 @@ from events.archive.lazy import default_archive_url
 from events.archive.schema import events, games
 from events.model.port import Head
 
+NO_END = 0
+"""``ended_at`` of an expired game (versions start at 1): the columns stay NOT NULL, as
+the first schema made them, so no table has to be rebuilt (SQLite cannot drop a NOT
+NULL without copying the table, which its foreign key makes unsafe)."""
+
+NONE_TEXT = ""
+"""``seed`` and ``report`` of an expired game (a seed is hex, a report JSON: never empty)."""
+
 HEAD_CACHE_SIZE = 100_000
 """Archived heads one process keeps (about 150 bytes each); a miss costs one query."""
 
 
 @dataclass(frozen=True, slots=True)
 class ArchivedGame:
-    """Everything every read path needs of one finished game."""
+    """Everything every read path needs of one game that is over: finished (its seed
+    revealed, its verification report kept), or expired (``GameExpired`` last: no
+    ``GameEnded``, and its seed -- never revealed -- is not kept anywhere)."""
 
     game_id: str
     game_type: str
     version: int
     head_hash: str
-    ended_at: int
-    seed: str
-    report: str
+    ended_at: int | None  # version of GameEnded; None: the game expired
+    seed: str | None  # the revealed seed; None: expired, never revealed
+    report: str | None  # the kept verification report; None: expired, nothing to verify
     summary: dict[str, str]
     finished_time: str
     texts: tuple[str, ...]  # the exact stored event texts, versions 1..version
@@ -79,7 +90,7 @@ class ArchiveStore:
             row = conn.execute(query).first()
         if row is None:
             return None
-        head = Head(int(row.version), str(row.head_hash), int(row.ended_at))
+        head = Head(int(row.version), str(row.head_hash), _ended(row.ended_at))
         with self._lock:
             if len(self._heads) >= HEAD_CACHE_SIZE:
                 self._heads.clear()
@@ -99,16 +110,17 @@ class ArchiveStore:
             return [str(t) for t in conn.execute(query.order_by(events.c.version)).scalars()]
 
     def seed(self, game_id: str) -> str | None:
+        """The revealed seed (None: not archived, or expired: never revealed)."""
         return self._column(game_id, games.c.seed)
 
     def report(self, game_id: str) -> str | None:
-        """The kept verification report's JSON text (None: not archived)."""
+        """The kept verification report's JSON text (None: not archived, or expired)."""
         return self._column(game_id, games.c.report)
 
     def _column(self, game_id: str, column: Any) -> str | None:
         with self.engine.connect() as conn:
             value = conn.execute(select(column).where(games.c.game_id == game_id)).scalar()
-        return None if value is None else str(value)
+        return str(value) if value else None  # NONE_TEXT: absent
 
     def read(self, game_id: str) -> ArchivedGame | None:
         """The whole archived game (None: not archived)."""
@@ -123,9 +135,9 @@ class ArchiveStore:
             game_type=row.game_type,
             version=int(row.version),
             head_hash=row.head_hash,
-            ended_at=int(row.ended_at),
-            seed=row.seed,
-            report=row.report,
+            ended_at=_ended(row.ended_at),
+            seed=row.seed or None,
+            report=row.report or None,
             summary=json.loads(row.summary),
             finished_time=row.finished_time,
             texts=texts,
@@ -139,9 +151,9 @@ class ArchiveStore:
             "game_type": game.game_type,
             "version": game.version,
             "head_hash": game.head_hash,
-            "ended_at": game.ended_at,
-            "seed": game.seed,
-            "report": game.report,
+            "ended_at": NO_END if game.ended_at is None else game.ended_at,
+            "seed": game.seed or NONE_TEXT,
+            "report": game.report or NONE_TEXT,
             "summary": json.dumps(game.summary, sort_keys=True),
             "finished_time": game.finished_time,
             "archived_at": archived_at,
@@ -207,3 +219,7 @@ def texts_equal(a: Sequence[str], b: Sequence[str]) -> bool:
     """Exact equality of two stored histories (length and every text)."""
     return len(a) == len(b) and all(x == y for x, y in zip(a, b, strict=True))
 
+
+def _ended(stored: Any) -> int | None:
+    """The version of GameEnded from its column (:data:`NO_END`: the game expired)."""
+    return None if int(stored) == NO_END else int(stored)

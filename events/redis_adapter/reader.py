@@ -119,10 +119,17 @@ class RedisEventReader:
         return self.archive.head(game_id)
 
     def _read_archived(self, game_id: str, viewer: Viewer, first: int, last: int | None) -> list[Envelope]:
-        """Versions ``first..last`` of an archived game (which is finished) for ``viewer``."""
+        """Versions ``first..last`` of an archived game for ``viewer``: in full once it
+        finished, redacted as in Redis if it expired (its hidden facts stay hidden)."""
         assert self.archive is not None
         texts = self.archive.texts(game_id, max(first, 1), last)
-        return redact_all(decode_texts(texts, self._upcasters), viewer, True)
+        return redact_all(decode_texts(texts, self._upcasters), viewer, self._archived_finished(game_id))
+
+    def _archived_finished(self, game_id: str) -> bool:
+        """Whether the archived game finished (False: it expired, or is not archived)."""
+        assert self.archive is not None
+        head = self.archive.cached_head(game_id) or self.archive.head(game_id)
+        return head is not None and head.finished
 
     def _remember(self, game_id: str, version: int, hash_: str) -> None:
         if len(self._heads) >= defaults.HEAD_CACHE_SIZE:
@@ -166,8 +173,9 @@ class RedisEventReader:
                     rest = first if not out else out[-1].version + 1
                     if last is not None and rest > last:
                         break
-                    out = redact_all(out, viewer, True) + self._read_archived(game_id, viewer, rest, last)
-                    return out
+                    return redact_all(out, viewer, self._archived_finished(game_id)) + self._read_archived(
+                        game_id, viewer, rest, last
+                    )
             out.extend(decode(entries, self._field, self._upcasters))
             if len(entries) < defaults.READ_CHUNK:
                 break

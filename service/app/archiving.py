@@ -1,13 +1,18 @@
-"""Moving finished games out of Redis into the archive (``events.archive``).
+"""Moving games that are over -- finished, or expired -- out of Redis into the archive
+(``events.archive``).
 
 :func:`archive_game` moves one game, in four checked steps, each leaving it readable:
 
-1. **read and verify from Redis**: the head must show the game ended and the last
-   event must be ``SeedRevealed``; the whole chain is verified against the head, seal-2
-   events against their digests under the stored seed (``events.chain.verify.verify``); the
-   kept verification report (``service.app.verification``; computed now if none was
-   kept) must say ``ok``. A game failing any of it is refused: nothing is written,
-   nothing deleted.
+1. **read and verify from Redis**: a finished game's head must show it ended and its
+   last event must be ``SeedRevealed``; an expired game's last event must be
+   ``GameExpired``, with no ``GameEnded`` in its head. The whole chain is verified
+   against the head, seal-2 events against their digests under the stored seed
+   (``events.chain.verify.verify``). A finished game's kept verification report
+   (``service.app.verification``; computed now if none was kept) must say ``ok``; an
+   expired game has none, and its seed -- never revealed -- is not archived: it leaves
+   with the game's Redis keys, so its hidden facts stay hidden for good (the archive's
+   readers redact an expired game as Redis's did). A game failing any of it is
+   refused: nothing is written, nothing deleted.
 2. **write** the game to the archive in one transaction and commit.
 3. **read it back** from the archive and compare it field by field, every event text
    byte for byte, with what step 1 read.
@@ -25,7 +30,11 @@ What stays in Redis: the game's lobby summary (``<p>game:{<id>}:summary``), its 
 the lobby's sorted sets and its players' totals -- small, and what listings and totals
 read; ``tabletop projections rebuild`` rebuilds them from the archive too.
 
-Failure modes: :class:`NotArchivable` for a game that is not finished, not complete,
+Why expired games too: they would otherwise stay in Redis for ever (about 21 KB for a
+5-player Abluxxen game; the per-client caps bound how fast one address makes them,
+not how many pile up over the years).
+
+Failure modes: :class:`NotArchivable` for a game that is not over, not complete,
 or fails verification (the reason says which; the game stays in Redis untouched);
 :class:`ArchiveMismatch` if the read-back differs (Redis untouched); Redis and
 database errors propagate (the game stays where it was).
@@ -40,7 +49,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engine.table import SEED_REVEALED
+from engine.table import GAME_EXPIRED, SEED_REVEALED
 from events.archive.store import ArchivedGame, ArchiveStore, texts_equal
 from events.chain.verify import verify
 from events.model.errors import ChainBroken
@@ -98,12 +107,14 @@ def read_from_redis(client: Any, prefix: str, game_id: str) -> ArchivedGame:
     (version, hash_, ended), entries, seed, summary = pipe.execute()
     if version is None:
         raise NotArchivable(f"game {game_id} is not in Redis")
-    if ended is None:
-        raise NotArchivable(f"game {game_id} has not ended")
     texts = [_str(fields.get(b"e", fields.get("e"))) for _, fields in entries]
     head = (int(version), _str(hash_))
-    if not texts or json.loads(texts[-1]).get("type") != SEED_REVEALED or head[0] != len(texts):
-        raise NotArchivable(f"game {game_id}'s history does not end with its seed revealed")
+    last = json.loads(texts[-1]).get("type") if texts else None
+    expired = ended is None and last == GAME_EXPIRED
+    if not expired and (ended is None or last != SEED_REVEALED):
+        raise NotArchivable(f"game {game_id} is not over: its history ends neither with its seed revealed nor expired")
+    if head[0] != len(texts):
+        raise NotArchivable(f"game {game_id}'s head says version {head[0]}, its history holds {len(texts)}")
     if seed is None:
         raise NotArchivable(f"game {game_id} has no stored seed")
     dicts = [(int(_str(entry_id).split("-")[0]), json.loads(t)) for (entry_id, _), t in zip(entries, texts, strict=True)]
@@ -111,6 +122,25 @@ def read_from_redis(client: Any, prefix: str, game_id: str) -> ArchivedGame:
         verify(game_id, dicts, head, _str(seed))
     except ChainBroken as exc:
         raise NotArchivable(f"game {game_id} fails verification: {exc}") from exc
+    report = None if expired else _ok_report(client, prefix, game_id, texts)
+    first = json.loads(texts[0])
+    return ArchivedGame(
+        game_id=game_id,
+        game_type=str(first["data"]["game"]),
+        version=head[0],
+        head_hash=head[1],
+        ended_at=None if expired else int(ended),
+        seed=None if expired else _str(seed),  # an expired game's seed is never revealed
+        report=report,
+        summary={_str(k): _str(v) for k, v in summary.items()},
+        finished_time=str(json.loads(texts[-1]).get("time", "")),
+        texts=tuple(texts),
+    )
+
+
+def _ok_report(client: Any, prefix: str, game_id: str, texts: list[str]) -> str:
+    """A finished game's kept verification report (computed now if none was kept);
+    NotArchivable unless it says ``ok``."""
     report = stored_report(client, prefix, game_id)
     if report is None:
         from events.audit.verify import verify_lines
@@ -118,19 +148,7 @@ def read_from_redis(client: Any, prefix: str, game_id: str) -> ArchivedGame:
         report = encode(verify_lines(texts).to_json())
     if json.loads(report).get("ok") is not True:
         raise NotArchivable(f"game {game_id}'s verification report is not ok")
-    first = json.loads(texts[0])
-    return ArchivedGame(
-        game_id=game_id,
-        game_type=str(first["data"]["game"]),
-        version=head[0],
-        head_hash=head[1],
-        ended_at=int(ended),
-        seed=_str(seed),
-        report=report,
-        summary={_str(k): _str(v) for k, v in summary.items()},
-        finished_time=str(json.loads(texts[-1]).get("time", "")),
-        texts=tuple(texts),
-    )
+    return report
 
 
 def archive_game(
@@ -170,10 +188,13 @@ def _same(a: ArchivedGame, b: ArchivedGame) -> bool:
     )
 
 
-def finished_games(client: Any, prefix: str, older_than_s: float, now: float | None = None) -> Iterator[str]:
-    """Ids of the games in Redis that ended with their seed revealed more than
-    ``older_than_s`` seconds ago (by their last event's time), in id order. One SCAN
-    of the head keys, then one pipelined round trip per 500 games."""
+def games_to_archive(client: Any, prefix: str, older_than_s: float, now: float | None = None) -> Iterator[str]:
+    """Ids of the games in Redis that are over -- ended with their seed revealed, or
+    expired -- by an event more than ``older_than_s`` seconds old (the last one), in id
+    order. One SCAN of the head keys, then pipelined round trips per 500 games: which
+    ended (``e`` in the head), which the lobby lists as expired (its summary: the status
+    only moves forward, so a stale one just waits for the next pass), and the last
+    event of those, which decides."""
     now = time.time() if now is None else now
     keys = ReadModelKeys(prefix)
     ids = known_games(client, keys)
@@ -182,15 +203,17 @@ def finished_games(client: Any, prefix: str, older_than_s: float, now: float | N
         pipe = client.pipeline(transaction=False)
         for game_id in chunk:
             pipe.hexists(keys.head(game_id), "e")
-        ended = [g for g, e in zip(chunk, pipe.execute(), strict=True) if e]
+            pipe.hget(keys.summary(game_id), "status")
+        found = pipe.execute()
+        over = [g for i, g in enumerate(chunk) if found[2 * i] or _str(found[2 * i + 1] or "") == "expired"]
         pipe = client.pipeline(transaction=False)
-        for game_id in ended:
+        for game_id in over:
             pipe.xrevrange(GameKeys.of(prefix, game_id).events, "+", "-", count=1)
-        for game_id, last in zip(ended, pipe.execute(), strict=True):
+        for game_id, last in zip(over, pipe.execute(), strict=True):
             if not last:
                 continue
             event = json.loads(_str(last[0][1].get(b"e", last[0][1].get("e"))))
-            if event.get("type") == SEED_REVEALED and _age(event.get("time"), now) >= older_than_s:
+            if event.get("type") in (SEED_REVEALED, GAME_EXPIRED) and _age(event.get("time"), now) >= older_than_s:
                 yield game_id
 
 
@@ -203,7 +226,7 @@ def _age(stamp: Any, now: float) -> float:
         return 0.0  # an unreadable time: never old enough (the move would verify it anyway)
 
 
-def archive_finished(
+def archive_over(
     client: Any,
     archive: ArchiveStore | Callable[[], ArchiveStore],
     prefix: str,
@@ -213,13 +236,14 @@ def archive_finished(
     between: Callable[[str], None] = lambda step: None,
     now: float | None = None,
 ) -> tuple[list[str], list[str]]:
-    """Archive up to ``limit`` games finished more than ``older_than_s`` ago; returns
+    """Archive up to ``limit`` games over (finished or expired) more than ``older_than_s``
+    ago; returns
     (archived ids, refused ids). A refused game is logged and stays in Redis.
     ``archive`` may be a function opening it: called only if some game is due."""
     moved: list[str] = []
     refused: list[str] = []
     store: ArchiveStore | None = archive if isinstance(archive, ArchiveStore) else None
-    for game_id in finished_games(client, prefix, older_than_s, now):
+    for game_id in games_to_archive(client, prefix, older_than_s, now):
         if limit is not None and len(moved) + len(refused) >= limit:
             break
         if store is None:

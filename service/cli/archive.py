@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from events.archive.store import open_archive
-from service.app.archiving import ArchiveMismatch, NotArchivable, archive_finished, archive_game
+from service.app.archiving import ArchiveMismatch, NotArchivable, archive_game, archive_over
 from service.cli.store_options import add_redis_arguments, fail, open_store
 from service.settings import Settings
 
@@ -30,8 +30,8 @@ process kills itself with SIGKILL -- how the fault tests simulate a crash mid-mo
 
 
 def add_parser(sub: Any) -> None:
-    p = sub.add_parser("archive", help="move finished games from Redis to the archive")
-    p.add_argument("--older-than", type=float, metavar="S", help="seconds since the seed reveal"
+    p = sub.add_parser("archive", help="move games that are over (finished or expired) from Redis to the archive")
+    p.add_argument("--older-than", type=float, metavar="S", help="seconds since the seed reveal or the expiry"
                    " (default: TABLETOP_ARCHIVE_AFTER_S)")
     p.add_argument("--game", metavar="ID", help="archive only this game (whatever its age)")
     p.add_argument("--archive-url", help="the archive (default: TABLETOP_ARCHIVE_URL or SQLite in the data dir)")
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                     return 1
                 print(f"archived {done.game_id} ({done.version} events)")
                 return 0
-            moved, refused = archive_finished(opened.client, archive, prefix, older, between=_between)
+            moved, refused = archive_over(opened.client, archive, prefix, older, between=_between)
     except SQLAlchemyError as exc:
         fail(f"the archive failed: {exc}")
     finally:

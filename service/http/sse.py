@@ -14,8 +14,8 @@ Guarantees:
 - Each event is redacted for the stream's viewer by the store's read path
   (``events.model.redaction``), with the finished flag read after the events -- so an
   event is shown in full only if the game had ended when it was sent.
-- The stream is bounded: it ends after ``max_s`` seconds, or once the game has
-  finished and everything up to its last event was sent. Idle periods are broken by
+- The stream is bounded: it ends after ``max_s`` seconds, or once the game is over
+  (finished, or expired) and everything up to its last event was sent. Idle periods are broken by
   a comment line every ``heartbeat_s`` so proxies keep the connection and a gone
   client is noticed (the next write fails and the generator is closed).
 
@@ -59,8 +59,9 @@ BATCH = 100
 RETRY_MS = 1000
 """Reconnection delay the stream suggests to EventSource clients."""
 
-FINAL_EVENT = "SeedRevealed"
-"""The last event of every finished game."""
+FINAL_EVENTS = frozenset({"SeedRevealed", "GameExpired"})
+"""Nothing follows these: a finished game's seed reveal, an expiry (open or idle). A
+stream that sent one ends (an expired game's stream waited out ``max_s`` before)."""
 
 
 class Message(NamedTuple):
@@ -230,7 +231,7 @@ def event_stream(
         # Few chunks per batch: the server writes each chunk with its own send.
         yield from _chunks(message.text for message in batch)
         after = batch[-1].version
-        if stop or batch[-1].type == FINAL_EVENT:
+        if stop or batch[-1].type in FINAL_EVENTS:
             return
 
 

@@ -6,7 +6,8 @@ through the API; every read path is recorded; the games are archived with ``tabl
 archive``; every read path must then answer the same (byte-equal exports, the same
 verification reports, views at several versions, event pages, SSE, player totals, the
 lobby), writes answer 422 ``game_over``, and ``tabletop projections rebuild`` rebuilds
-from both stores. Then: a crash between the move's steps (a ``tabletop archive`` process
+from both stores. Expired games move too, and stay redacted as they were (no seed is
+archived). Then: a crash between the move's steps (a ``tabletop archive`` process
 killed by SIGKILL at each step) leaves the game readable and a re-run completes it, and
 a tampered history is refused (not archived, not deleted).
 """
@@ -27,7 +28,7 @@ import psutil
 import pytest
 import requests
 from support.archive_db import postgres_database
-from support.http_games import HttpApi, create_game, play_randomly, seat_everyone
+from support.http_games import HttpApi, create_game, move, play_randomly, seat_everyone
 from support.live_server import LiveServer
 from support.processes import start_tabletop
 from support.redis import TestRedis, delete_prefix, unique_prefix
@@ -198,6 +199,84 @@ def test_every_read_path_answers_the_same_after_archiving(deployment: Deployment
         assert rebuilt["view"] == before[g]["view"]
 
 
+def expired_snapshot(d: Deployment, game_id: str, seat0: str) -> dict[str, Any]:
+    """Every read path's answer for an expired game, for a spectator and for seat 0."""
+    head = d.get(f"/v1/games/{game_id}").json()["version"]
+    out: dict[str, Any] = {"head": head}
+    for who, token in (("spectator", None), ("seat0", seat0)):
+        out[f"view_{who}"] = d.get(f"/v1/games/{game_id}", token).content
+        for at in sorted({1, head // 2, head}):
+            out[f"at{at}_{who}"] = d.get(f"/v1/games/{game_id}?at={at}", token).content
+        out[f"events_{who}"] = d.get(f"/v1/games/{game_id}/events?after=0&limit=1000", token).content
+        out[f"sse_{who}"] = d.get(f"/v1/games/{game_id}/events/stream?after=0", token).content
+    out["events_admin"] = d.get(f"/v1/games/{game_id}/events?after=0&limit=1000", ADMIN).content
+    out["export"] = d.get(f"/v1/games/{game_id}/export", ADMIN).content
+    out["export_public"] = d.get(f"/v1/games/{game_id}/export").content
+    verification = d.get(f"/v1/games/{game_id}/verification")
+    out["verification"] = (verification.status_code, verification.json()["code"])
+    lobby = d.get("/v1/games?status=expired&limit=100").json()
+    out["lobby"] = sorted(json.dumps(g, sort_keys=True) for g in lobby["games"] if g["game_id"] == game_id)
+    return out
+
+
+def test_expired_games_are_archived_too_and_their_hidden_facts_stay_hidden(deployment: Deployment) -> None:
+    """Expired games left Redis never: about 21 KB each, for ever. They move like finished
+    ones -- but their seed was never revealed, so the archive keeps no seed and serves
+    them redacted exactly as Redis did (a spectator sees no hand, seat 0 only its own)."""
+    from datetime import UTC, datetime, timedelta
+
+    from service.app.application import NoNotifier
+    from service.bootstrap import build
+    from service.settings import Settings
+
+    d = deployment
+    idle = create_game(d.api, "abluxxen", 2, options={"rounds": 1})
+    idle_tokens = seat_everyone(d.api, idle, 2)
+    for _ in range(4):
+        move(d.api, idle, idle_tokens)
+    lonely = create_game(d.api, "schlitzohr", 2)
+    lonely_token = d.api.call("POST", f"/v1/games/{lonely}/seats", body={"name": "ada"}).body["token"]
+    svc = build(Settings(redis_url=d.env["TABLETOP_REDIS_URL"], key_prefix=d.prefix), notifier=NoNotifier(), client=d.client)
+    later = datetime.now(UTC) + timedelta(days=30)
+    assert svc.app.expire_idle(idle, 3600, later).expired
+    assert svc.app.expire(lonely, 3600, later)
+    assert run_cli(d.env, "projections", "rebuild")[0] == 0  # the lobby lists them as expired
+    seats = {idle: idle_tokens[0], lonely: lonely_token}
+    before = {g: expired_snapshot(d, g, seats[g]) for g in seats}
+    for g in seats:
+        assert before[g]["verification"] == (409, "game_not_finished") and before[g]["lobby"]
+        for line in before[g]["export_public"].decode().splitlines():  # nothing hidden is public
+            assert json.loads(line)["private"] is None
+
+    code, text = run_cli(d.env, "archive", "--older-than", "0")
+    assert code == 0 and f"archived {idle}" in text and f"archived {lonely}" in text, text
+    archive = open_archive(d.archive_url)
+    try:
+        for g in seats:
+            game_keys = GameKeys.of(d.prefix, g)
+            assert not d.client.exists(game_keys.events, game_keys.head, game_keys.seed, game_keys.snapshot)
+            archived = archive.read(g)
+            assert archived is not None and archived.ended_at is None
+            assert archived.seed is None and archived.report is None  # the seed left with Redis
+            assert archive.head(g) is not None and not archive.head(g).finished  # type: ignore[union-attr]
+    finally:
+        archive.close()
+    after = {g: expired_snapshot(d, g, seats[g]) for g in seats}
+    for g in seats:
+        for name in before[g]:
+            assert after[g][name] == before[g][name], (g, name)
+
+    # Writes answer as they did before the move: the game expired.
+    joined = d.api.call("POST", f"/v1/games/{lonely}/seats", body={"name": "bob"})
+    assert joined.status == 422 and joined.code == "game_expired", joined.body
+    view = d.get(f"/v1/games/{idle}", idle_tokens[1]).json()
+    reply = d.session.post(
+        f"{d.server.url}/v1/games/{idle}/commands", json={"command": {"kind": "pass"}},
+        headers={"Authorization": f"Bearer {idle_tokens[1]}", "If-Match": f'"{view["version"]}"'}, timeout=30,
+    )
+    assert reply.status_code == 422 and reply.json()["code"] == "game_expired", reply.text
+
+
 def _kill_at(d: Deployment, game_id: str, step: str) -> None:
     env = {**d.env, "TABLETOP_TEST_ARCHIVE_CRASH_AT": step}
     process = start_tabletop(["archive", f"--game={game_id}"], env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -250,7 +329,7 @@ def test_the_sweeper_archives_games_past_the_age_in_bounded_batches(deployment: 
 
     from service.bootstrap import build
     from service.settings import Settings
-    from workers.sweeper import archive_finished_games
+    from workers.sweeper import archive_games_over
 
     d = deployment
     games = [d.play("schlitzohr", {"turn_cap": 10}, f"sweep-{i}".encode()) for i in range(2)]
@@ -260,11 +339,11 @@ def test_the_sweeper_archives_games_past_the_age_in_bounded_batches(deployment: 
     )
     svc = build(settings, client=d.client)
     try:
-        assert archive_finished_games(svc) == []  # finished moments ago: not due
+        assert archive_games_over(svc) == []  # finished moments ago: not due
         later = time.time() + 7200
         moved: list[str] = []
         for _ in range(10):  # one game per pass (the batch), until none is left
-            batch = archive_finished_games(svc, now=later)
+            batch = archive_games_over(svc, now=later)
             assert len(batch) <= 1
             if not batch:
                 break

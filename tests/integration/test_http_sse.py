@@ -13,6 +13,8 @@ from support.http_setup import app_settings, make_app
 from support.redis import TestRedis
 from support.sse import SseEvent, events
 
+from service.http.context import EXTENSION
+
 pytest_plugins = ("support.http_app",)  # fixtures: http_services, http_app, api
 
 
@@ -113,6 +115,25 @@ def test_live_events_arrive_and_idle_streams_beat_then_end(
     assert [(e.id, e.type) for e in received] == [(head + 1, "DieRolled")]
     assert 0.9 < time.monotonic() - start < 2.5  # the stream is bounded by sse_max_s
     assert comments.count(": heartbeat") >= 2
+
+
+def test_an_expired_games_stream_ends_with_its_expiry(
+    redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    """Nothing follows ``GameExpired``: the stream ends there, as a finished game's ends
+    with its seed (it used to beat on until ``sse_max_s``)."""
+    from datetime import UTC, datetime, timedelta
+
+    settings = app_settings(redis_target, key_prefix, sse_max_s=2.0, sse_heartbeat_s=0.1)
+    app = make_app(settings, redis_client)
+    api = FlaskApi(app.test_client())
+    game_id = create_game(api, "abluxxen", 2)
+    services = app.extensions[EXTENSION]
+    assert services.app.expire(game_id, 60, datetime.now(UTC) + timedelta(hours=1))
+    response, comments = stream(app, f"/v1/games/{game_id}/events/stream")
+    received = list(events(response.response, comments))  # type: ignore[attr-defined]
+    assert received[-1].type == "GameExpired"
+    assert ": heartbeat" not in comments  # over at once, not waited out
 
 
 def test_last_event_id_wins_over_after(api: FlaskApi, http_app: Flask) -> None:
