@@ -37,6 +37,7 @@ SEED_REVEALED = "SeedRevealed"
 GAME_EXPIRED = "GameExpired"
 SEAT_TOKEN_REISSUED = "SeatTokenReissued"
 TURN_TIMED_OUT = "TurnTimedOut"
+INVITE_RENEWED = "InviteRenewed"
 TABLE_TYPES = frozenset(
     {
         GAME_CREATED,
@@ -47,6 +48,7 @@ TABLE_TYPES = frozenset(
         GAME_EXPIRED,
         SEAT_TOKEN_REISSUED,
         TURN_TIMED_OUT,
+        INVITE_RENEWED,
     }
 )
 """Event types of the table; the engine never sees them."""
@@ -61,6 +63,7 @@ GAME_NOT_STARTED = "game_not_started"
 GAME_EXPIRED_CODE = "game_expired"
 BAD_PLAYER_NAME = "bad_player_name"
 NAME_TAKEN = "name_taken"
+NOT_INVITE_ONLY_CODE = "not_invite_only"
 MAX_NAME_LENGTH = 40
 
 
@@ -160,6 +163,13 @@ def seat_token_reissued(seat: int, token_hash: str) -> Event:
     """A registered player took its seat back with a fresh token: ``token_hash`` replaces
     the seat's (private, seen by nobody in play, like ``SeatTaken``'s)."""
     return Event(SEAT_TOKEN_REISSUED, {"seat": seat}, {"token_hash": token_hash}, ())
+
+
+def invite_renewed(seat: int, invite_hash: str) -> Event:
+    """``seat`` gave its invite-only game a new invite code: ``invite_hash`` (private,
+    seen by nobody in play, like ``GameCreated``'s) replaces the old one, which no
+    longer seats anyone."""
+    return Event(INVITE_RENEWED, {"seat": seat}, {"invite_hash": invite_hash}, ())
 
 
 def seat_left(seat: int) -> Event:
@@ -266,6 +276,19 @@ def check_reissue(table: Table, seat: int) -> None:
         raise RuleViolation("game_over", "the game is over")
 
 
+def check_renew_invite(table: Table, seat: int) -> None:
+    """RuleViolation unless ``seat`` may give the game a new invite code now: an
+    invite-only game still waiting for players (after the start an invitation is moot),
+    the seat held by a person."""
+    check_not_expired(table)
+    if not table.invite_only:
+        raise RuleViolation(NOT_INVITE_ONLY_CODE, "this game takes anyone: it has no invite code")
+    if table.status != OPEN:
+        raise RuleViolation(GAME_ALREADY_STARTED, "an invitation is renewed only before the game starts")
+    if not 0 <= seat < len(table.seats) or table.seats[seat].free or table.seats[seat].bot is not None:
+        raise RuleViolation("invalid_seat", f"seat {seat} is not held by a person", {"seats": len(table.seats)})
+
+
 def check_leave(table: Table, seat: int) -> None:
     """RuleViolation unless ``seat`` may leave now (only before the game starts)."""
     check_not_expired(table)
@@ -315,6 +338,8 @@ def _evolve_table(game: Game[Any], table: Table | None, event: Event, version: i
         seat = event.data["seat"]
         reissued[seat] = replace(reissued[seat], token_hash=(event.private or {}).get("token_hash"))
         return replace(table, seats=tuple(reissued), version=version)
+    if event.type == INVITE_RENEWED:
+        return replace(table, invite_hash=(event.private or {}).get("invite_hash"), version=version)
     if event.type == SEAT_LEFT:
         left = list(table.seats)
         left[event.data["seat"]] = Seat()

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from tabletop_client.errors import StaleVersion
-from tabletop_client.types import Command, Envelope, EventPage, Legal, Outcome, View
+from tabletop_client.types import Command, Envelope, EventPage, Invite, Legal, Outcome, View
 
 if TYPE_CHECKING:
     from tabletop_client.client import TabletopClient
@@ -109,6 +109,15 @@ class Seat:
             "DELETE", f"/v1/games/{self.game_id}/seats/{self.seat}", token=self.token, retry=False
         )
         return cast(View, response.json())
+
+    def renew_invite(self) -> str:
+        """A new invite code for this invite-only game, before it starts; the old code
+        seats nobody any more (``RuleRefused`` ``not_invite_only`` for another game,
+        ``game_already_started`` after the start). Shown once: not retried."""
+        response = self.client.request(
+            "POST", f"/v1/games/{self.game_id}/invite", token=self.token, retry=False
+        )
+        return str(cast(Invite, response.json())["invite"])
 
     # -- keeping the token ---------------------------------------------------------
 

@@ -221,6 +221,13 @@ class View(TypedDict):
     """Only in :meth:`~tabletop_client.Client.create_game`'s answer for an invite-only game."""
 
 
+class Invite(TypedDict):
+    """An invite-only game's new invite code (:meth:`~tabletop_client.Seat.renew_invite`)."""
+
+    game_id: str
+    invite: str
+
+
 class Joined(TypedDict):
     game_id: str
     seat: int

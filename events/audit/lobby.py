@@ -16,6 +16,8 @@ point (see ``service/app``):
   verified history can only hold one by forgery);
 - ``SeatTokenReissued``: the seat is held by a registered player, the game is open or
   running (``engine.table.check_reissue``); written by that seat;
+- ``InviteRenewed``: the game is invite-only and open, the seat is held by a person,
+  and that seat wrote it (``engine.table.check_renew_invite``);
 - ``TurnTimedOut``: the game runs with a turn clock, no other timeout is pending, the
   seat is a person to act whose deadline (from the fold, ``engine.turnclock``) is the
   one recorded, the event's time is not before it, the policy is the clock's, and the
@@ -28,12 +30,15 @@ No table event carries a command. Failures raise Discrepant of kind ``rules``
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from engine.errors import RuleViolation
 from engine.table import (
     FINISHED,
     GAME_CREATED,
     GAME_EXPIRED,
     GAME_STARTED,
+    INVITE_RENEWED,
     OPEN,
     RUNNING,
     SEAT_LEFT,
@@ -45,6 +50,7 @@ from engine.table import (
     check_join,
     check_leave,
     check_reissue,
+    check_renew_invite,
 )
 from engine.turnclock import time_ms
 from events.audit.report import RULES, STRUCTURE, Discrepant
@@ -64,7 +70,7 @@ def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:
     elif kind == SEAT_LEFT:
         _seat_left(table, envelope)
     elif kind == SEAT_TOKEN_REISSUED:
-        _token_reissued(table, envelope)
+        _by_its_seat(table, envelope, check_reissue)
     elif kind == GAME_STARTED:
         _play_started(table, envelope)
     elif kind == SEED_REVEALED:
@@ -73,6 +79,19 @@ def check_table_event(table: Table, envelope: Envelope, last: bool) -> None:
         _turn_timed_out(table, envelope)
     elif kind == GAME_EXPIRED:
         _game_expired(table, envelope)
+    elif kind == INVITE_RENEWED:
+        _by_its_seat(table, envelope, check_renew_invite)
+
+
+def _by_its_seat(table: Table, envelope: Envelope, rule: Callable[[Table, int], None]) -> None:
+    """Discrepant unless the event's own seat wrote it and ``rule`` allows it there."""
+    seat, kind = envelope.data["seat"], envelope.type
+    if envelope.actor_seat != seat:
+        raise Discrepant(envelope.version, RULES, f"{kind} for seat {seat} not written by that seat")
+    try:
+        rule(table, seat)
+    except RuleViolation as err:
+        raise Discrepant(envelope.version, RULES, f"{kind} breaks the lobby rules: {err}") from None
 
 
 def _game_expired(table: Table, envelope: Envelope) -> None:
@@ -95,14 +114,6 @@ def _seat_taken(table: Table, envelope: Envelope) -> None:
         ) from None
 
 
-def _token_reissued(table: Table, envelope: Envelope) -> None:
-    seat = envelope.data["seat"]
-    if envelope.actor_seat != seat:
-        raise Discrepant(envelope.version, RULES, f"SeatTokenReissued for seat {seat} not written by that seat")
-    try:
-        check_reissue(table, seat)
-    except RuleViolation as err:
-        raise Discrepant(envelope.version, RULES, f"SeatTokenReissued breaks the lobby rules: {err}") from None
 
 
 def _seat_left(table: Table, envelope: Envelope) -> None:

@@ -11,6 +11,8 @@
   taken within ``TABLETOP_OPEN_GAME_TTL_S`` (reason ``not_started``, ``open_s``) -- or
   it ran but nobody acted for ``TABLETOP_IDLE_GAME_TTL_S`` (reason ``idle``,
   ``idle_s``); written by the sweeper as the system.
+- ``InviteRenewed`` (v1, the table): a seat of an invite-only game gave it a new invite
+  code before the start (the hash in the private part, as in ``GameCreated``).
 - ``TurnTimedOut`` (v1, the table): a seat let its turn clock's deadline pass; written
   by the sweeper as the system (``engine.turnclock``).
 """
@@ -100,6 +102,13 @@ class SeatTokenReissuedData(Schema):
     seat = seat_field()
 
 
+class InviteRenewedData(Schema):
+    """``{"seat"}``: the seat that gave its invite-only game a new invite code (the
+    private part: the code's hash, as in ``GameCreated``); the old code seats nobody."""
+
+    seat = seat_field()
+
+
 class SeatLeftData(Schema):
     """``{"seat"}``: the seat is free again (only before the game starts)."""
 
@@ -163,6 +172,12 @@ SHARED_TYPES: tuple[EventType, ...] = (
         description="A registered player took its seat back: a fresh seat token, the old one void.",
     ),
     EventType("SeatLeft", SeatLeftData(), description="A person left their seat before the start."),
+    EventType(
+        "InviteRenewed",
+        InviteRenewedData(),
+        GameCreatedPrivate(),
+        description="A seat gave its invite-only game a new invite code; the old one seats nobody.",
+    ),
     EventType("PlayStarted", PlayStartedData(), description="Every seat is taken; play begins."),
     EventType(
         "GameExpired",

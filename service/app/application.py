@@ -32,10 +32,12 @@ from engine.table import (
     check_leave,
     check_not_expired,
     check_reissue,
+    check_renew_invite,
     evolve_table,
     game_expired,
     game_idle,
     game_started,
+    invite_renewed,
     player_name,
     seat_left,
     seat_taken,
@@ -295,6 +297,19 @@ class Application:
         token = new_token(game_id, seat)
         table = self._append(game_id, table, [seat_token_reissued(seat, token_hash(token))], seat_actor(seat), None, None)
         return Joined(game_id, seat, token, documents.view_document(game_id, table, seat))
+
+    def renew_invite(self, game_id: str, token: str | None) -> str:
+        """A new invite code for ``game_id``, asked by the seat ``token`` (or player key)
+        holds; the old code seats nobody from the appended ``InviteRenewed`` on (every
+        join is checked against the table it is decided on). The code is shown this
+        once. Unauthenticated without a valid token; RuleViolation ``not_invite_only``,
+        ``game_already_started`` or ``game_expired``."""
+        table = self.tables.load(game_id)
+        seat = self.authenticate(table, game_id, token)
+        check_renew_invite(table, seat)
+        invite = new_invite()
+        self._append(game_id, table, [invite_renewed(seat, invite_hash(invite))], seat_actor(seat), None, None)
+        return invite
 
     def leave(self, game_id: str, token: str | None) -> JSON:
         """Give a seat up before the game starts; returns the spectator view."""

@@ -93,6 +93,19 @@ def join(game_id: str) -> Response:
     return json_response(document, 201, headers)
 
 
+@bp.post("/<game_id>/invite")
+def renew_invite(game_id: str) -> Response:
+    """A new invite code for an invite-only game, asked by one of its seats before the
+    start: the old code seats nobody any more. Shown once (``no-store``)."""
+    body.no_query()
+    token = auth.required_token()
+    # Each call appends an event to the game: charged like a creation (as a seat token's
+    # reissue is), so a history cannot be padded with renewals faster than that.
+    ratelimit.charge(ratelimit.CREATE)
+    invite = context.application().renew_invite(game_id, token)
+    return json_response({"game_id": game_id, "invite": invite}, 201, {"Cache-Control": "no-store"})
+
+
 @bp.delete("/<game_id>/seats/<seat:seat>")
 def leave(game_id: str, seat: int) -> Response:
     body.no_query()

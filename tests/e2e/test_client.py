@@ -135,8 +135,15 @@ def test_an_invite_only_game_through_the_client(client: TabletopClient) -> None:
         client.join(game_id, "eve")
     assert refused.value.status == 403 and refused.value.code == "invite_required"
     ada = client.join(game_id, "ada", invite=invite)
-    bob = client.join(game_id, "bob", invite=invite)
+    renewed = ada.renew_invite()  # the first code went too far, say
+    assert renewed != invite
+    with pytest.raises(Forbidden):
+        client.join(game_id, "eve", invite=invite)
+    bob = client.join(game_id, "bob", invite=renewed)
     assert (ada.seat, bob.seat) == (0, 1)
+    with pytest.raises(RuleRefused) as started:
+        ada.renew_invite()
+    assert started.value.code == "game_already_started"
     view = client.view(game_id)
     assert view["status"] == "running" and view["invite_only"] is True and "invite" not in view
 

@@ -109,3 +109,31 @@ def test_the_invite_check_survives_snapshots_and_a_cold_start(api: FlaskApi, htt
             cold.join(game_id, "eve")
         assert cold.join(game_id, name, invite=invite).seat in (1, 2)
     assert http_services.store.load_snapshot(game_id) is not None
+
+
+def test_a_seat_renews_the_invite_and_the_old_code_seats_nobody(api: FlaskApi) -> None:
+    """A lost code, or one that reached the wrong people: a seat makes a new one before
+    the start, and from then on the old one is refused."""
+    game_id, old = create_invite_only(api, players=3, options={"turn_cap": 12})
+    ada = join(api, game_id, {"name": "ada", "invite": old}).body["token"]
+    path = f"/v1/games/{game_id}/invite"
+    assert api.call("POST", path).status == 401  # a seat asks, nobody else
+    renewed = api.call("POST", path, token=ada)
+    assert renewed.status == 201 and renewed.headers["Cache-Control"] == "no-store", renewed.body
+    new = renewed.body["invite"]
+    assert renewed.body["game_id"] == game_id and new != old and len(new) >= 32
+    assert join(api, game_id, {"name": "eve", "invite": old}).code == "invite_required"
+    bob = join(api, game_id, {"name": "bob", "invite": new}).body["token"]
+    renewal = [e for e in api.call("GET", f"/v1/games/{game_id}/events?limit=100").body["events"]
+               if e["type"] == "InviteRenewed"]
+    assert [(e["data"], e["private"]) for e in renewal] == [({"seat": 0}, None)]  # who, not the hash
+
+    other = create_game(api, "abluxxen", 2)
+    stranger = join(api, other, {"name": "ada"}).body["token"]
+    assert api.call("POST", f"/v1/games/{other}/invite", token=stranger).code == "not_invite_only"
+    assert api.call("POST", path, token=stranger).status == 401  # another game's token
+    cy = join(api, game_id, {"name": "cy", "invite": new}).body["token"]  # the game starts
+    assert api.call("POST", path, token=cy).code == "game_already_started"
+    assert play_randomly(api, game_id, [ada, bob, cy], b"renewed")["status"] == "finished"
+    report = api.call("GET", f"/v1/games/{game_id}/verification").body
+    assert report["ok"] is True, report  # the audit accepts the renewal

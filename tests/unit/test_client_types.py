@@ -42,6 +42,7 @@ MODELS: list[tuple[type, list[str | int]]] = [
     (t.AbluxxenState, ["AbluxxenState"]),
     (t.AbluxxenToAct, ["AbluxxenState", "to_act", 0]),
     (t.Joined, ["Joined"]),
+    (t.Invite, ["Invite"]),
     (t.Legal, ["Legal"]),
     (t.LegalCompact, ["LegalCompact"]),
     (t.CommandChoice, ["CommandChoice"]),

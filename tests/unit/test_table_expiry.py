@@ -19,6 +19,7 @@ from engine.table import (
     game_expired,
     game_idle,
     game_started,
+    invite_renewed,
     seat_taken,
 )
 from events.audit.lobby import check_table_event
@@ -110,3 +111,18 @@ def test_a_clients_key_never_reaches_another_scope(key: str, seat: int, other: i
     assert mine != "seed-revealed"
     if other != seat:
         assert mine != scoped_key(seat_actor(other), key)
+
+
+def test_only_a_seat_of_an_open_invite_only_game_renews_its_invite() -> None:
+    """The verifier's rule for ``InviteRenewed`` (``events.audit.lobby``)."""
+    game = get_game("schlitzohr")
+    created = game_created(game, game.validate_options({}), 2, new_seed(), None, "ef" * 32)
+    table = evolve_table(game, None, created, 1, "2026-01-01T00:00:00.000000Z")
+    table = evolve_table(game, table, seat_taken(0, "ada", token_hash="ab" * 32), 2, "")
+    renewal = invite_renewed(0, "12" * 32)
+    check_table_event(table, envelope(seat_actor(0), 3, renewal), last=True)  # accepted
+    assert evolve_table(game, table, renewal, 3, "").invite_hash == "12" * 32
+    for actor, at in ((seat_actor(1), table), (SYSTEM, table), (seat_actor(0), open_table())):
+        with pytest.raises(Discrepant):  # another seat, the system, a game anyone may join
+            check_table_event(at, envelope(actor, 3, renewal), last=True)
+

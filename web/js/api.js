@@ -74,6 +74,10 @@ export function keepInvite(gameId, code) {
   localStorage.setItem(INVITE_PREFIX + gameId, code);
 }
 
+export function forgetInvite(gameId) {
+  localStorage.removeItem(INVITE_PREFIX + gameId);
+}
+
 /** The link that lets a person join an invite-only game: the code travels in the URL's
  * fragment, which browsers never send to a server. */
 export function inviteLink(gameId, code) {

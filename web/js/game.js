@@ -7,7 +7,7 @@
 // never leave a wrong board: the next read shows the truth.
 
 import {
-  ApiError, call, describeError, forgetSeat, heldInvite, heldSeat, inviteLink, joinBody, keepInvite, keepSeat, newKey,
+  ApiError, call, describeError, forgetInvite, forgetSeat, heldInvite, heldSeat, inviteLink, joinBody, keepInvite, keepSeat, newKey,
   playerName, setPlayerName,
 } from './api.js';
 import {announce, h, replaceKeepingFocus} from './a11y.js';
@@ -185,6 +185,11 @@ export function showGame(root, gameId) {
   }
 
   function onEvent(envelope) {
+    // Another seat made a new invite code: the one kept here seats nobody any more.
+    if (envelope.type === 'InviteRenewed' && !(held && held.seat === envelope.data.seat)) {
+      forgetInvite(gameId);
+      delete inviteBox.dataset.link;
+    }
     const module = view && BOARDS[view.game];
     const text = (module && module.describeEvent(envelope, view)) || envelope.type;
     log.unshift({version: envelope.version, text});
@@ -305,13 +310,32 @@ export function showGame(root, gameId) {
   }
 
   /** While an invite-only game waits for players, the browser that knows its code shows
-   * the link to share (its creator, or anyone who came by the link and may pass it on). */
+   * the link to share (its creator, or anyone who came by the link and may pass it on).
+   * A seat holder may also make a new link (POST .../invite), which voids the old one:
+   * for a lost code, or one that reached the wrong people. */
   function renderInvite(invite) {
-    inviteBox.hidden = !(invite && view.status === 'open');
+    const renewable = Boolean(held) && view.invite_only;
+    inviteBox.hidden = !((invite || renewable) && view.status === 'open');
     if (inviteBox.hidden) return;
-    const link = inviteLink(gameId, invite);
-    if (inviteBox.dataset.link === link) return;  // kept as it is: a selection or focus in it survives
-    inviteBox.dataset.link = link;
+    const link = invite ? inviteLink(gameId, invite) : '';
+    const drawnFor = `${link}|${renewable}`;
+    if (inviteBox.dataset.link === drawnFor) return;  // kept as it is: a selection or focus in it survives
+    inviteBox.dataset.link = drawnFor;
+    const renew = renewable ? h('button', {type: 'button', id: 'invite-renew', onclick: async () => {
+      try {
+        const answer = (await call('POST', `${path}/invite`, {token: held.token})).body;
+        keepInvite(gameId, answer.invite);
+        announce('A new invite link: the old one no longer works.');
+        render();
+      } catch (e) {
+        refusal = `Could not make a new invite link: ${describeError(e)}`;
+        render();
+      }
+    }}, invite ? 'New link (the old one stops working)' : 'Make an invite link') : '';
+    if (!invite) {
+      inviteBox.replaceChildren(h('span', {class: 'hint'}, 'This game is invite only. '), renew);
+      return;
+    }
     const field = h('input', {id: 'invite-link', readonly: true, value: link, 'aria-describedby': 'invite-hint'});
     const copy = h('button', {type: 'button', id: 'invite-copy', onclick: async () => {
       field.select();
@@ -322,7 +346,7 @@ export function showGame(root, gameId) {
         copy.textContent = 'Select and copy the link';
       }
     }}, 'Copy link');
-    inviteBox.replaceChildren(h('label', {for: 'invite-link'}, 'Invite link'), ' ', field, ' ', copy,
+    inviteBox.replaceChildren(h('label', {for: 'invite-link'}, 'Invite link'), ' ', field, ' ', copy, ' ', renew,
       h('small', {class: 'hint', id: 'invite-hint'}, ' Only people with this link can take a seat. Send it to those you want to play with.'));
   }
 

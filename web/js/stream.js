@@ -13,6 +13,7 @@ import {call, ApiError} from './api.js';
 export const EVENT_TYPES = [
   // lobby and table
   'GameCreated', 'SeatTaken', 'SeatLeft', 'PlayStarted', 'GameEnded', 'GameExpired', 'SeedRevealed',
+  'InviteRenewed',
   // Schlitzohr
   'GameSetUp', 'DieRolled', 'EarMoved', 'EarPlaced', 'EarRevealed', 'EarRelocated', 'EarsInspected',
   'JokerUsed', 'JokerReturned', 'MoveEnded', 'TurnEnded',
