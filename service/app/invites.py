@@ -15,6 +15,10 @@ Guarantees:
   same answer, 403 ``invite_required``, compared in constant time.
 - Only joining needs it. Bots named at creation sit at once, and a registered player
   taking back its own seat (``Application.reissue_token``) already holds it.
+- **Renewable, by the table.** Before the start a seat may make a new code
+  (``Application.renew_invite``, event ``InviteRenewed``): a lost code is replaced and
+  a leaked one void from that version on, since every join is decided on the table
+  that holds the newest hash.
 """
 
 from __future__ import annotations
