@@ -53,6 +53,9 @@ TABLE_TYPES = frozenset(
 )
 """Event types of the table; the engine never sees them."""
 
+FINAL_TYPES = frozenset({SEED_REVEALED, GAME_EXPIRED})
+"""Nothing follows these in a history: a finished game's seed reveal, an expiry."""
+
 OPEN, RUNNING, FINISHED, EXPIRED = "open", "running", "finished", "expired"
 
 # Lobby rule-violation codes (stable, part of the API).

@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from engine.table import GAME_EXPIRED, SEED_REVEALED
+from engine.table import FINAL_TYPES, GAME_EXPIRED, SEED_REVEALED
 from events.archive.store import ArchivedGame, ArchiveStore, texts_equal
 from events.chain.verify import verify
 from events.model.errors import ChainBroken
@@ -213,7 +213,7 @@ def games_to_archive(client: Any, prefix: str, older_than_s: float, now: float |
             if not last:
                 continue
             event = json.loads(_str(last[0][1].get(b"e", last[0][1].get("e"))))
-            if event.get("type") in (SEED_REVEALED, GAME_EXPIRED) and _age(event.get("time"), now) >= older_than_s:
+            if event.get("type") in FINAL_TYPES and _age(event.get("time"), now) >= older_than_s:
                 yield game_id
 
 

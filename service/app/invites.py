@@ -23,12 +23,14 @@ Guarantees:
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 
 from engine.table import Table
 from service.app.errors import InviteRequired
+from service.tokens import matches
+from service.tokens import token_hash as invite_hash  # the same stored form as a seat token's
+
+__all__ = ["INVITE_BYTES", "MAX_INVITE_LENGTH", "check_invite", "invite_hash", "new_invite"]
 
 INVITE_BYTES = 24
 """Random bytes of a code: 192 bits, 32 URL-safe characters."""
@@ -42,18 +44,11 @@ def new_invite() -> str:
     return secrets.token_urlsafe(INVITE_BYTES)
 
 
-def invite_hash(code: str) -> str:
-    """The stored form of a code."""
-    return hashlib.sha256(code.encode()).hexdigest()
-
-
 def check_invite(table: Table, code: str | None) -> None:
     """InviteRequired unless ``table``'s seats are open to all or ``code`` is its invite.
 
     A table folded from a redacted history (``invite_hash`` None while ``invite_only``)
-    admits nobody: only the server's own, unredacted fold may let a person in."""
-    if not table.invite_only:
-        return
-    given = invite_hash(code) if code is not None else ""
-    if table.invite_hash is None or not hmac.compare_digest(given, table.invite_hash):
+    admits nobody: only the server's own, unredacted fold may let a person in. Compared
+    as seat tokens are (``service.tokens.matches``: hashes, in constant time)."""
+    if table.invite_only and not matches(code or "", table.invite_hash):
         raise InviteRequired("this game's seats are taken by invitation: bring its invite code")

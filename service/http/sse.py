@@ -39,8 +39,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, NamedTuple
 
+from engine.table import FINAL_TYPES, SEAT_LEFT, SEAT_TOKEN_REISSUED
 from engine.table import GAME_STARTED as PLAY_STARTED
-from engine.table import SEAT_LEFT, SEAT_TOKEN_REISSUED
 from events.model.envelope import Envelope
 from events.model.records import GAME_ENDED
 from events.model.redaction import SPECTATOR, Viewer, served_form
@@ -59,9 +59,6 @@ BATCH = 100
 RETRY_MS = 1000
 """Reconnection delay the stream suggests to EventSource clients."""
 
-FINAL_EVENTS = frozenset({"SeedRevealed", "GameExpired"})
-"""Nothing follows these: a finished game's seed reveal, an expiry (open or idle). A
-stream that sent one ends (an expired game's stream waited out ``max_s`` before)."""
 
 
 class Message(NamedTuple):
@@ -231,7 +228,7 @@ def event_stream(
         # Few chunks per batch: the server writes each chunk with its own send.
         yield from _chunks(message.text for message in batch)
         after = batch[-1].version
-        if stop or batch[-1].type in FINAL_EVENTS:
+        if stop or batch[-1].type in FINAL_TYPES:  # an expired game's stream ends too
             return
 
 
