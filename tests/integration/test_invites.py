@@ -13,7 +13,10 @@ import json
 from typing import Any
 
 import pytest
+import redis
 from support.http_games import FlaskApi, create_game, play_randomly, seat_everyone
+from support.http_setup import app_settings, make_app
+from support.redis import TestRedis
 
 from events.projections import ReadModels, Updater
 from service.app.application import Application
@@ -137,3 +140,20 @@ def test_a_seat_renews_the_invite_and_the_old_code_seats_nobody(api: FlaskApi) -
     assert play_randomly(api, game_id, [ada, bob, cy], b"renewed")["status"] == "finished"
     report = api.call("GET", f"/v1/games/{game_id}/verification").body
     assert report["ok"] is True, report  # the audit accepts the renewal
+
+
+def test_renewals_count_against_the_creation_limit(
+    redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    """Each renewal appends an event: a seat cannot pad a history with renewals faster
+    than its address may create games (429 ``create_rate_limited``, nothing written)."""
+    app = make_app(app_settings(redis_target, key_prefix, create_limit_per_minute=3), redis_client)
+    api = FlaskApi(app.test_client())
+    game_id, invite = create_invite_only(api, players=3)  # 1 of 3
+    ada = join(api, game_id, {"name": "ada", "invite": invite}).body["token"]
+    path = f"/v1/games/{game_id}/invite"
+    assert [api.call("POST", path, token=ada).status for _ in range(2)] == [201, 201]  # 3 of 3
+    version = api.call("GET", f"/v1/games/{game_id}").body["version"]
+    refused = api.call("POST", path, token=ada)
+    assert refused.status == 429 and refused.code == "create_rate_limited"
+    assert api.call("GET", f"/v1/games/{game_id}").body["version"] == version
