@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 from engine.table import FINAL_TYPES, SEAT_LEFT, SEAT_TOKEN_REISSUED
 from engine.table import GAME_STARTED as PLAY_STARTED
 from events.model.envelope import Envelope
+from events.model.port import Head
 from events.model.records import GAME_ENDED
 from events.model.redaction import SPECTATOR, Viewer, served_form
 from events.redis_adapter.decode import Entry
@@ -163,6 +164,20 @@ def _message(version: int, type_: str, served: object, data: Mapping[str, Any]) 
     return Message(version, type_, text, data["seat"] if type_ in SEAT_CHANGES else None)
 
 
+def _over(store: RedisEventReader, game_id: str, head: Head, viewer: Viewer) -> bool:
+    """Whether nothing can follow ``head``: the game finished, or its last event is a
+    final one (an expiry: the head does not say so). Asked only of a stream opened at
+    the head -- one read of the last event, which a stream that has events to send
+    would read anyway -- so a client that reconnects to an expired game at its last
+    version is answered at once instead of waiting out ``sse_max_s``."""
+    if head.finished:
+        return True
+    if head.version == 0:
+        return False
+    last = store.tail(game_id, head.version - 1, viewer, block_ms=0, count=1)
+    return bool(last) and last[-1].type in FINAL_TYPES
+
+
 def _ends(batch: list[Message]) -> bool:
     return any(m.type == GAME_ENDED for m in batch)
 
@@ -188,7 +203,7 @@ def event_stream(
     deadline = clock() + max_s
     yield f"retry: {RETRY_MS}\n\n"
     head = store.head(game_id)
-    if head.finished and after >= head.version:
+    if after >= head.version and _over(store, game_id, head, viewer):
         return
     ended = head.finished  # whether the game had ended by the last event sent
     read = True  # whether the stream may hold events after ``after`` that were not read

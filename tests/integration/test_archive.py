@@ -307,6 +307,42 @@ def test_a_crash_between_the_steps_leaves_the_game_readable_and_a_rerun_complete
     assert d.get(f"/v1/games/{game_id}/export", ADMIN).content == export
 
 
+@pytest.mark.parametrize("step", ["verified", "committed", "checked"])
+def test_a_crash_between_the_steps_of_an_expired_games_move_keeps_it_hidden_and_a_rerun_completes(
+    deployment: Deployment, step: str
+) -> None:
+    """An expired game's seed is deleted, never archived: a crash after the archive has
+    its copy (and before Redis lets go of the seed) must leave it served exactly as
+    before, redacted, and a re-run must finish the move with no seed in the archive."""
+    from datetime import UTC, datetime, timedelta
+
+    from service.app.application import NoNotifier
+    from service.bootstrap import build
+    from service.settings import Settings
+
+    d = deployment
+    game_id = create_game(d.api, "abluxxen", 2, options={"rounds": 1})
+    tokens = seat_everyone(d.api, game_id, 2)
+    for _ in range(3):
+        move(d.api, game_id, tokens)
+    svc = build(Settings(redis_url=d.env["TABLETOP_REDIS_URL"], key_prefix=d.prefix), notifier=NoNotifier(), client=d.client)
+    assert svc.app.expire_idle(game_id, 3600, datetime.now(UTC) + timedelta(days=30)).expired
+    before = expired_snapshot(d, game_id, tokens[0])
+    _kill_at(d, game_id, step)
+    assert d.client.exists(GameKeys.of(d.prefix, game_id).seed)  # killed mid-move: Redis keeps all
+    assert expired_snapshot(d, game_id, tokens[0]) == before
+    code, text = run_cli(d.env, "archive", f"--game={game_id}")
+    assert code == 0, text
+    assert not d.client.exists(GameKeys.of(d.prefix, game_id).head, GameKeys.of(d.prefix, game_id).seed)
+    archive = open_archive(d.archive_url)
+    try:
+        archived = archive.read(game_id)
+        assert archived is not None and archived.seed is None and archived.report is None
+    finally:
+        archive.close()
+    assert expired_snapshot(d, game_id, tokens[0]) == before
+
+
 def test_a_tampered_history_is_refused_and_kept(deployment: Deployment) -> None:
     d = deployment
     game_id = d.play("schlitzohr", {"turn_cap": 10}, b"tampered")

@@ -134,6 +134,11 @@ def test_an_expired_games_stream_ends_with_its_expiry(
     received = list(events(response.response, comments))  # type: ignore[attr-defined]
     assert received[-1].type == "GameExpired"
     assert ": heartbeat" not in comments  # over at once, not waited out
+    # A client that reconnects at the last version (it saw the expiry) is answered at
+    # once too, with nothing: the head alone does not say the game is over.
+    response, comments = stream(app, f"/v1/games/{game_id}/events/stream?after={received[-1].id}")
+    assert list(events(response.response, comments)) == []  # type: ignore[attr-defined]
+    assert ": heartbeat" not in comments
 
 
 def test_last_event_id_wins_over_after(api: FlaskApi, http_app: Flask) -> None:
