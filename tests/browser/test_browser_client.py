@@ -259,3 +259,53 @@ def test_two_people_join_one_game_from_the_game_page_and_the_lobby_list(
         assert bob.locator(".rows .seat.you").get_attribute("data-seat") == "1"
     finally:
         other.close()
+
+
+def test_what_the_browser_keeps_for_games_long_past_is_forgotten(page: Any) -> None:
+    """Seat tokens and invite codes are kept per game in localStorage; without pruning
+    they piled up for ever. On each page load: a seat not opened for 90 days goes, an
+    invite code older than 7 days goes, at most the newest 300 of each stay, and an
+    entry from before entries were dated is dated, not dropped."""
+    page.goto("/")
+    page.evaluate(
+        """() => {
+          const now = Date.now(), day = 24 * 3600 * 1000;
+          const seat = (id, ago) => localStorage.setItem('tabletop.seat.' + id,
+            JSON.stringify({seat: 0, token: 't', name: 'ada', kept: now - ago}));
+          seat('old', 91 * day);
+          seat('recent', 89 * day);
+          localStorage.setItem('tabletop.seat.undated', JSON.stringify({seat: 1, token: 'u', name: 'bob'}));
+          localStorage.setItem('tabletop.invite.bare', 'code-from-before');
+          localStorage.setItem('tabletop.invite.stale', JSON.stringify({code: 'c', kept: now - 8 * day}));
+          localStorage.setItem('tabletop.invite.fresh', JSON.stringify({code: 'f', kept: now - 6 * day}));
+          localStorage.setItem('tabletop.name', 'ada');
+        }"""
+    )
+    kept = _reloaded_storage(page)
+    assert _kept_ids(kept, "seat") == {"recent", "undated"}
+    assert "kept" in kept["tabletop.seat.undated"]  # dated now, to age from here
+    assert _kept_ids(kept, "invite") == {"bare", "fresh"} and "code-from-before" in kept["tabletop.invite.bare"]
+    assert kept["tabletop.name"] == "ada"
+
+    # At most the newest 300: the oldest ("recent") and the last few of the many go.
+    page.evaluate(
+        """() => {
+          const now = Date.now();
+          for (let i = 0; i < 305; i++) localStorage.setItem('tabletop.seat.many' + String(i).padStart(3, '0'),
+            JSON.stringify({seat: 0, token: 't', name: 'ada', kept: now - i * 1000}));
+        }"""
+    )
+    seats = _kept_ids(_reloaded_storage(page), "seat")
+    assert len(seats) == 300 and "undated" in seats and "many298" in seats
+    assert "recent" not in seats and "many299" not in seats
+
+
+def _reloaded_storage(page: Any) -> dict[str, str]:
+    page.reload()
+    page.locator("#game-filter").wait_for()  # drawn by the script, after its pruning
+    return dict(page.evaluate("() => Object.fromEntries(Object.entries(localStorage))"))
+
+
+def _kept_ids(storage: dict[str, str], kind: str) -> set[str]:
+    prefix = f"tabletop.{kind}."
+    return {key.removeprefix(prefix) for key in storage if key.startswith(prefix)}

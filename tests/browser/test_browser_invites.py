@@ -78,6 +78,9 @@ def test_only_a_friend_with_the_link_takes_the_seat_of_an_invite_only_game(
         # The creator's page sees the game start and stops offering the link.
         page.wait_for_function("() => document.querySelector('main').dataset.status === 'running'")
         assert page.locator("#invite").is_hidden()
+        # Every seat is taken: the codes, which open nothing now, are not kept any more.
+        for browser_page in (page, bob):
+            browser_page.wait_for_function(f"() => localStorage.getItem('tabletop.invite.{game_id}') === null")
         eve.wait_for_function("() => document.querySelector('main').dataset.status === 'running'")
         assert status(eve) == "running" and eve.locator("#invite-needed").count() == 0
     finally:

@@ -43,39 +43,76 @@ export function newKey() {
 }
 
 const SEAT_PREFIX = 'tabletop.seat.';
+const INVITE_PREFIX = 'tabletop.invite.';
 
-/** The seat this browser holds in a game: {seat, token, name} or null. */
+/** The seat this browser holds in a game: {seat, token, name, kept} or null. */
 export function heldSeat(gameId) {
-  try {
-    const raw = localStorage.getItem(SEAT_PREFIX + gameId);
-    return raw ? JSON.parse(raw) : null;
-  } catch {
-    return null;
-  }
+  return readKept(SEAT_PREFIX + gameId);
 }
 
+/** Keeps (or re-dates: see pruneKept) the seat this browser holds in a game. */
 export function keepSeat(gameId, record) {
-  localStorage.setItem(SEAT_PREFIX + gameId, JSON.stringify(record));
+  localStorage.setItem(SEAT_PREFIX + gameId, JSON.stringify({...record, kept: Date.now()}));
 }
 
 export function forgetSeat(gameId) {
   localStorage.removeItem(SEAT_PREFIX + gameId);
 }
 
-const INVITE_PREFIX = 'tabletop.invite.';
-
 /** The invite code this browser knows for an invite-only game (its creator was shown
  * it once; others came by its link), or null. */
 export function heldInvite(gameId) {
-  return localStorage.getItem(INVITE_PREFIX + gameId);
+  const record = readKept(INVITE_PREFIX + gameId);
+  return record ? record.code : null;
 }
 
 export function keepInvite(gameId, code) {
-  localStorage.setItem(INVITE_PREFIX + gameId, code);
+  localStorage.setItem(INVITE_PREFIX + gameId, JSON.stringify({code, kept: Date.now()}));
 }
 
 export function forgetInvite(gameId) {
   localStorage.removeItem(INVITE_PREFIX + gameId);
+}
+
+function readKept(key) {
+  const raw = localStorage.getItem(key);
+  if (!raw) return null;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    // An invite kept before codes were dated was the bare code.
+    return key.startsWith(INVITE_PREFIX) ? {code: raw} : null;
+  }
+}
+
+const DAY_MS = 24 * 3600 * 1000;
+const KEPT_FOR_MS = {[SEAT_PREFIX]: 90 * DAY_MS, [INVITE_PREFIX]: 7 * DAY_MS};
+const MOST_KEPT = 300;
+
+/** Forgets what this browser kept for games long past, so that localStorage does not
+ * grow for ever: a seat not opened for 90 days (an unfinished game has long expired
+ * by then: a week without a move ends it), an invite code kept 7 days ago (a game
+ * nobody started expires within a day), and beyond the newest 300 of each. An entry
+ * kept before entries were dated is dated now. Called once per page load. */
+export function pruneKept(now = Date.now()) {
+  for (const [prefix, keptFor] of Object.entries(KEPT_FOR_MS)) {
+    const dated = [];
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i);
+      if (key && key.startsWith(prefix)) dated.push([key, keptAt(key, now)]);
+    }
+    dated.sort((a, b) => b[1] - a[1]);  // the newest first
+    dated.forEach(([key, at], i) => {
+      if (now - at > keptFor || i >= MOST_KEPT) localStorage.removeItem(key);
+    });
+  }
+}
+
+function keptAt(key, now) {
+  const record = readKept(key);
+  if (record && typeof record.kept === 'number') return record.kept;
+  localStorage.setItem(key, JSON.stringify({...(record || {}), kept: now}));
+  return now;
 }
 
 /** The link that lets a person join an invite-only game: the code travels in the URL's

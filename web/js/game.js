@@ -62,6 +62,7 @@ export function turnText(view) {
 export function showGame(root, gameId) {
   const path = `/v1/games/${encodeURIComponent(gameId)}`;
   let held = heldSeat(gameId);
+  if (held) keepSeat(gameId, held);  // opened now: re-dated, kept another 90 days (api.pruneKept)
   let view = null;
   let legal = null;
   let busy = false;
@@ -122,6 +123,8 @@ export function showGame(root, gameId) {
         throw e;
       }
     }
+    // Every seat is taken (or the game is over): the invite code opens nothing any more.
+    if (view.status !== 'open') forgetInvite(gameId);
     const mine = held && view.status === 'running' && view.to_act[String(held.seat)];
     legal = null;
     if (mine) {

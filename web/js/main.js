@@ -8,7 +8,7 @@
 
 import {showLobby} from './lobby.js';
 import {showGame} from './game.js';
-import {keepInvite} from './api.js';
+import {keepInvite, pruneKept} from './api.js';
 
 const main = document.getElementById('main');
 let dispose = () => {};
@@ -25,6 +25,7 @@ function route() {
   dispose = match ? showGame(main, match[1]) : showLobby(main);
 }
 
+pruneKept();
 window.addEventListener('hashchange', () => {
   route();
   main.focus({preventScroll: true});  // a new page: screen readers start at its content
