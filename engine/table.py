@@ -122,6 +122,9 @@ class Table:
     invite_hash: str | None = None
     """SHA-256 of that code, from ``GameCreated``'s hidden part (``service.app.invites``
     checks it); None in a table folded from a history redacted for a viewer."""
+    rematch_of: str | None = None
+    """The finished game this one is a rematch of (public: ``GameCreated``'s
+    ``rematch_of``; ``service.app.rematches``); None for any other game."""
 
     def seat_of(self, name: str) -> int | None:
         """The seat a person called ``name`` holds, if any."""
@@ -316,7 +319,7 @@ def evolve_table(game: Game[Any], table: Table | None, event: Event, version: in
     t = after
     return Table(
         t.game, t.options, t.seats, t.status, t.state, t.version, t.created, t.commitment, t.seed, clock,
-        t.invite_only, t.invite_hash,
+        t.invite_only, t.invite_hash, t.rematch_of,
     )
 
 
@@ -326,7 +329,10 @@ def _evolve_table(game: Game[Any], table: Table | None, event: Event, version: i
         seats = tuple(Seat() for _ in range(d["seats"]))
         clock = start_clock(d["clock"], d["seats"]) if d.get("clock") is not None else None
         invite = bool(d.get("invite_only")), (event.private or {}).get("invite_hash")
-        return Table(d["game"], dict(d["options"]), seats, OPEN, None, version, time, d["commitment"], None, clock, *invite)
+        return Table(
+            d["game"], dict(d["options"]), seats, OPEN, None, version, time, d["commitment"], None, clock, *invite,
+            d.get("rematch_of"),
+        )
     if table is None:
         raise ValueError("a history must start with GameCreated")
     if event.type == SEAT_TAKEN:
@@ -362,5 +368,5 @@ def _evolve_table(game: Game[Any], table: Table | None, event: Event, version: i
     t = table
     return Table(
         t.game, t.options, t.seats, status, state, version, t.created, t.commitment, t.seed, t.clock,
-        t.invite_only, t.invite_hash,
+        t.invite_only, t.invite_hash, t.rematch_of,
     )

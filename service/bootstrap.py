@@ -19,6 +19,7 @@ from service.accounts.store import AccountStore
 from service.app.application import Application, Notifier
 from service.app.live_games import LiveGames
 from service.app.open_games import OpenGames
+from service.app.rematches import Rematches
 from service.runner import pid
 from service.settings import Settings
 
@@ -145,6 +146,7 @@ def build(settings: Settings | None = None, notifier: Notifier | None = None, cl
         open_games=open_games,
         live_games=live_games,
         accounts=accounts,
+        rematches=Rematches(client, settings.key_prefix),
     )
     return Services(settings, client, store, app, queue_client)
 

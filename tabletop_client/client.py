@@ -35,6 +35,7 @@ from tabletop_client.types import (
     PlayerTotals,
     RatingHistory,
     Registered,
+    RematchLink,
     StreamTicket,
     Verification,
     View,
@@ -131,6 +132,11 @@ class TabletopClient(Transport):
                 continue
             return self._seat(cast(Joined, answer.json()))
         raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+    def rematch_of(self, game_id: str) -> str | None:
+        """The id of finished game ``game_id``'s rematch, once one of its seats asked for
+        it (:meth:`Seat.rematch`); None before."""
+        return cast(RematchLink, self.request("GET", f"/v1/games/{game_id}/rematch").json())["rematch"]
 
     def _seat(self, joined: Joined) -> Seat:
         number = joined["seat"]

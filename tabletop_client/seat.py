@@ -17,7 +17,17 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, cast
 
 from tabletop_client.errors import StaleVersion
-from tabletop_client.types import Command, Envelope, EventPage, Invite, Legal, Outcome, View
+from tabletop_client.types import (
+    Command,
+    Envelope,
+    EventPage,
+    Invite,
+    Joined,
+    Legal,
+    Outcome,
+    Rematched,
+    View,
+)
 
 if TYPE_CHECKING:
     from tabletop_client.client import TabletopClient
@@ -35,6 +45,9 @@ class Seat:
         self.token = token
         self.name = name
         self.version = version
+        self.invite: str | None = None
+        """The game's invite code when this seat's :meth:`rematch` created an
+        invite-only rematch (shown that once), else None."""
 
     def __repr__(self) -> str:  # never the token: reprs end up in logs
         return f"Seat(game_id={self.game_id!r}, seat={self.seat}, name={self.name!r}, version={self.version})"
@@ -118,6 +131,23 @@ class Seat:
             "POST", f"/v1/games/{self.game_id}/invite", token=self.token, retry=False
         )
         return str(cast(Invite, response.json())["invite"])
+
+    def rematch(self) -> Seat:
+        """This seat again, in the rematch of this finished game: the one another seat
+        asked for already, else a new game like this one (the same game, options, bots,
+        clock and invitation rule). Its other players find it with
+        :meth:`~tabletop_client.Client.rematch_of` and take their seats with their own
+        ``rematch()``. ``Conflict`` ``game_not_finished`` before the end; ``RuleRefused``
+        ``seat_taken`` if someone else sat there meanwhile. The new seat's token is shown
+        once: not retried after a network error. The rematch's invite code, when this
+        call created an invite-only rematch, is the new seat's :attr:`invite`."""
+        response = self.client.request(
+            "POST", f"/v1/games/{self.game_id}/rematch", token=self.token, retry=False
+        )
+        rematched = cast(Rematched, response.json())
+        seat = self.client._seat(cast(Joined, rematched))
+        seat.invite = rematched.get("invite")
+        return seat
 
     # -- keeping the token ---------------------------------------------------------
 

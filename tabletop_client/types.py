@@ -217,6 +217,8 @@ class View(TypedDict):
     clock: Clock | None
     deadlines: dict[str, Deadline]
     invite_only: bool
+    rematch_of: str | None
+    """The finished game this one is the rematch of (:meth:`~tabletop_client.Seat.rematch`)."""
     invite: NotRequired[str]
     """Only in :meth:`~tabletop_client.Client.create_game`'s answer for an invite-only game."""
 
@@ -233,6 +235,24 @@ class Joined(TypedDict):
     seat: int
     token: str
     view: View
+
+
+class Rematched(TypedDict):
+    """A seat taken again in a finished game's rematch (:meth:`~tabletop_client.Seat.rematch`)."""
+
+    game_id: str
+    seat: int
+    token: str
+    view: View
+    invite: NotRequired[str]
+    """The rematch's invite code, only for the ask that created an invite-only rematch."""
+
+
+class RematchLink(TypedDict):
+    """Which game is a finished game's rematch (:meth:`~tabletop_client.Client.rematch_of`)."""
+
+    game_id: str
+    rematch: str | None
 
 
 class Legal(TypedDict):

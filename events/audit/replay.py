@@ -80,6 +80,7 @@ def view_of(table: Table, seat: int | None) -> JSON:
         "clock": clock_json(table),
         "deadlines": deadlines_json(table),
         "invite_only": table.invite_only,
+        "rematch_of": table.rematch_of,
     }
 
 

@@ -56,13 +56,14 @@ def game_created(
     seed: str,
     clock: Mapping[str, Any] | None = None,
     invite_hash: str | None = None,
+    rematch_of: str | None = None,
 ) -> Event:
     """The ``GameCreated`` event (current schema version) for a new game of ``game``;
     ``clock`` (``engine.turnclock.check_clock``) only when the game has a turn clock,
     ``invite_hash`` (SHA-256 of the invite code, ``service.app.invites``) only when a
     seat needs an invite: public ``"invite_only": true``, the hash in the hidden part,
-    seen by nobody while the game runs. Without either the event is exactly what it
-    always was."""
+    seen by nobody while the game runs; ``rematch_of`` (public) only in a rematch of
+    that finished game. Without any of them the event is exactly what it always was."""
     data: dict[str, Any] = {
         "game": game.name,
         "rules_version": game.rules_version,
@@ -72,6 +73,8 @@ def game_created(
     }
     if clock is not None:
         data["clock"] = dict(clock)
+    if rematch_of is not None:
+        data["rematch_of"] = rematch_of
     if invite_hash is None:
         return Event(GAME_CREATED, data)
     data["invite_only"] = True
@@ -98,15 +101,16 @@ def setup_events(
     seed: str,
     clock: Mapping[str, Any] | None = None,
     invite_hash: str | None = None,
+    rematch_of: str | None = None,
 ) -> list[Event]:
     """``GameCreated`` followed by the engine's setup events, drawn from the seed.
 
     ``options`` must already be validated (``game.validate_options``), ``clock`` too
-    (``engine.turnclock.check_clock``); ``invite_hash`` see :func:`game_created`. Raises
+    (``engine.turnclock.check_clock``); ``invite_hash`` and ``rematch_of``: see :func:`game_created`. Raises
     the engine's RuleViolation for a bad player count.
     """
     rng = engine_rng(seed, game.rules_version)
-    return [game_created(game, options, seats, seed, clock, invite_hash), *game.setup(options, seats, rng)]
+    return [game_created(game, options, seats, seed, clock, invite_hash, rematch_of), *game.setup(options, seats, rng)]
 
 
 def check_creation(events: Sequence[Event], seed: str) -> None:

@@ -24,6 +24,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from engine.table import MAX_NAME_LENGTH
+from events.redis_adapter.keys import GAME_ID
 from events.schemas.fields import HEX64, ISO_UTC, MAX_SEAT, StrictBool, seat_field
 from events.schemas.registry import EventType
 
@@ -41,9 +42,10 @@ class ClockData(Schema):
 
 class GameCreatedData(Schema):
     """v2: ``{"game", "rules_version", "options", "seats", "commitment"}``, ``clock`` only
-    in a game created with a turn clock, and ``"invite_only": true`` only in one whose
-    seats need its invite code (both absent otherwise: older histories and other games
-    are byte for byte what they were)."""
+    in a game created with a turn clock, ``"invite_only": true`` only in one whose
+    seats need its invite code, and ``rematch_of`` (a game id) only in a rematch of a
+    finished game (all absent otherwise: older histories and other games are byte for
+    byte what they were)."""
 
     game = fields.String(required=True, validate=validate.Length(1, 64))
     rules_version = fields.String(required=True, validate=validate.Length(1, 64))
@@ -52,6 +54,7 @@ class GameCreatedData(Schema):
     commitment = fields.String(required=True, validate=HEX64)
     clock = fields.Nested(ClockData, required=False)
     invite_only = StrictBool(required=False, validate=validate.OneOf([True]))
+    rematch_of = fields.String(required=False, validate=validate.Regexp(GAME_ID.pattern + r"\Z"))
 
 
 class GameCreatedPrivate(Schema):

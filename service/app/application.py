@@ -45,6 +45,7 @@ from engine.table import (
     turn_timed_out,
 )
 from engine.turnclock import TIMED_OUT, check_clock
+from events.accounts.names import name_key
 from events.model.envelope import SYSTEM, bot_actor, seat_actor, timeout_actor
 from events.model.errors import IdempotencyKeyReused, VersionConflict
 from events.model.port import GameRef
@@ -60,6 +61,7 @@ from service.app.errors import (
     IdempotencyMismatch,
     NameRequired,
     NameReserved,
+    NotFinished,
     NotSeated,
     StaleVersion,
     TooManyOpenGames,
@@ -71,8 +73,13 @@ from service.app.invites import check_invite, invite_hash, new_invite
 from service.app.live_games import LiveGames
 from service.app.open_games import OpenGames
 from service.app.queries import Queries
+from service.app.rematches import Rematches
 from service.app.tables import TableRepository
 from service.tokens import matches, new_token, parse_token, token_hash
+
+REMATCH_JOIN_ATTEMPTS = 8
+"""How often a rematch's seat is tried when other seats were taken meanwhile (each try
+loses only to a seat actually taken, so a game of n seats needs at most n)."""
 
 GAME_ID_BYTES = 9
 """Random bytes in a game id (12 URL-safe characters)."""
@@ -133,6 +140,15 @@ class Joined:
     view: JSON
 
 
+@dataclass(frozen=True, slots=True)
+class Rematched:
+    """A seat taken again in a finished game's rematch; ``invite``: the rematch's invite
+    code, when this ask created an invite-only rematch (shown once), else None."""
+
+    joined: Joined
+    invite: str | None
+
+
 class Application:
     """Commands and queries over games. Thread-safe; one per process."""
 
@@ -144,12 +160,15 @@ class Application:
         open_games: OpenGames | None = None,
         accounts: AccountStore | None = None,
         live_games: LiveGames | None = None,
+        rematches: Rematches | None = None,
     ) -> None:
         """``open_games``: the open-games index and per-client cap; ``live_games``: the
         running-games index and the per-client cap on unfinished games (None: neither --
         tools that only write histories). ``accounts``: the registered players (None: no
-        accounts -- player keys are refused and no name is reserved)."""
+        accounts -- player keys are refused and no name is reserved). ``rematches``: the
+        finished games' rematch links (None: no rematches)."""
         self.store = store
+        self.rematches = rematches
         self.open_games = open_games
         self.live_games = live_games
         self.accounts = accounts
@@ -168,6 +187,9 @@ class Application:
         client: str | None = None,
         clock: Any = None,
         invite_only: bool = False,
+        *,
+        game_id: str | None = None,
+        rematch_of: str | None = None,
     ) -> JSON:
         """A new game with one entry per seat in ``seats``: None (a person) or a bot level.
 
@@ -177,7 +199,9 @@ class Application:
         clock (``engine.turnclock.check_clock``; None: no clock). ``invite_only``: a
         person needs the game's invite code to take a seat (``service.app.invites``).
         Returns the spectator view, with ``"invite": <code>`` for an invite-only game --
-        the only time the code is shown. RuleViolation for an unknown game, bad options, a bad clock
+        the only time the code is shown. ``game_id``: the new game's id (None: a fresh
+        one); ``rematch_of``: the finished game it is a rematch of (``rematch``).
+        RuleViolation for an unknown game, bad options, a bad clock
         (``invalid_clock``), a bad seat count or an unknown bot level; TooManyUnfinishedGames
         or TooManyOpenGames when ``client`` is at a cap.
         """
@@ -188,12 +212,12 @@ class Application:
             if level is not None and level not in BOT_LEVELS:
                 raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
         waits = any(level is None for level in seats)
-        game_id = new_game_id()
+        game_id = game_id or new_game_id()
         self._admit(game_id, client, waits)
         seed = new_seed()
         invite = new_invite() if invite_only else None
         code_hash = invite_hash(invite) if invite is not None else None
-        events = setup_events(game, checked, len(seats), seed, clock_settings, code_hash)
+        events = setup_events(game, checked, len(seats), seed, clock_settings, code_hash, rematch_of)
         events += [seat_taken(i, bot_seat_name(level, i), bot=level) for i, level in enumerate(seats) if level is not None]
         if not waits:
             events.append(game_started())
@@ -259,6 +283,10 @@ class Application:
         (InviteRequired, checked before anything else about the caller)."""
         table = self.tables.load(game_id)
         check_invite(table, invite)
+        return self._take_seat(game_id, table, name, seat, account)
+
+    def _take_seat(self, game_id: str, table: Table, name: Any, seat: int | None, account: Account | None) -> Joined:
+        """:meth:`join` once the invitation is settled (``rematch`` settles it otherwise)."""
         if account is not None:
             name = account.name
             if table.seat_of_account(name) is not None:
@@ -284,6 +312,78 @@ class Application:
         if starts and self.open_games is not None:
             self.open_games.closed(game_id)
         return Joined(game_id, chosen, token, documents.view_document(game_id, table, chosen))
+
+    # -- rematches (service.app.rematches) ----------------------------------------------
+
+    def rematch(self, game_id: str, token: str | None, client: str | None = None) -> Rematched:
+        """The seat ``token`` (or the player key of its account) holds in finished game
+        ``game_id``, taken again in the game's rematch: the one it has, or a game like it
+        this call creates (``service.app.rematches``; its creation is ``client``'s, as a
+        creation through the lobby). The seat is taken under the same name (an account's
+        by the account), an invite-only rematch's without its code.
+
+        Unauthenticated without a valid token; NotFinished before the game's end (an
+        expired game has none); the join's refusals (``seat_taken`` if someone else sat
+        there, ``game_already_started``, ``game_expired``, NameReserved for a guest whose
+        name was registered since); a creation's caps when this call creates it."""
+        if self.rematches is None:
+            raise NotFinished("this service keeps no rematches")
+        old = self.tables.load(game_id)
+        seat = self.authenticate(old, game_id, token)
+        if old.status != FINISHED:
+            raise NotFinished("only a finished game has a rematch")
+        held = old.seats[seat]
+        rematch_id, invite = self._rematch_game(game_id, old, client)
+        account = Account(name_key(held.account), held.account) if held.account is not None else None
+        for attempt in range(REMATCH_JOIN_ATTEMPTS):
+            try:
+                joined = self._take_seat(rematch_id, self.tables.load(rematch_id), held.name, seat, account)
+                return Rematched(joined, invite)
+            except StaleVersion:
+                # The other players ask at the same moment (a finished page offers it to
+                # all): another seat was taken first; the table is read again.
+                if attempt == REMATCH_JOIN_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def bot_levels(self, game_id: str) -> list[str | None]:
+        """The bot level of each seat of ``game_id`` (None: a person's or a free seat)."""
+        return [seat.bot for seat in self.tables.load(game_id).seats]
+
+    def rematch_of(self, game_id: str) -> str | None:
+        """The id of ``game_id``'s rematch, if one was asked for (GameNotFound for an
+        unknown game). Public: who plays the rematch is in its own seats."""
+        self.tables.load(game_id)
+        found = self.rematches.find(game_id) if self.rematches is not None else None
+        # A claim is written before its game: a link to a game not there (yet) is none.
+        return found if found is not None and self.store.head(found).version > 0 else None
+
+    def _rematch_game(self, game_id: str, old: Table, client: str | None) -> tuple[str, str | None]:
+        """The id of finished game ``game_id``'s rematch, created now if it has none, and
+        the new game's invite code if this call created an invite-only one."""
+        assert self.rematches is not None
+        while True:
+            wanted = new_game_id()
+            claimed = self.rematches.claim(game_id, wanted)
+            if claimed is None:
+                break
+            if self.rematches.wait_created(claimed, lambda g: self.store.head(g).version > 0):
+                return claimed, None
+            self.rematches.release(game_id, claimed)  # its creator failed: claim anew
+        clock = None
+        if old.clock is not None:  # its settings, as the creation gave them (whole seconds)
+            c = old.clock
+            clock = {"per_decision_s": c.per_decision_ms // 1000, "reserve_s": c.reserve_ms // 1000, "policy": c.policy}
+        try:
+            view = self.create_game(
+                old.game, old.options, [s.bot for s in old.seats], client, clock, old.invite_only,
+                game_id=wanted, rematch_of=game_id,
+            )
+        except BaseException:
+            with contextlib.suppress(Exception):  # else the next asker gives it up
+                self.rematches.release(game_id, wanted)
+            raise
+        return wanted, view.get("invite")
 
     def reissue_token(self, game_id: str, account: Account, seat: int) -> Joined:
         """A fresh token for ``seat``, which ``account`` holds; the old token is void from

@@ -132,6 +132,7 @@ def view_document(game_id: str, table: Table, seat: int | None) -> JSON:
         "clock": clock_json(table),
         "deadlines": deadlines_json(table),
         "invite_only": table.invite_only,
+        "rematch_of": table.rematch_of,
     }
 
 

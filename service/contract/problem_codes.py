@@ -41,7 +41,7 @@ HTTP_CODES: dict[str, tuple[tuple[int, ...], str]] = {
     "method_not_allowed": ((405,), "the method is not allowed on this path"),
     "request_timeout": ((408,), "the body did not arrive in time"),
     "version_conflict": ((409,), "the game is not at the version the request acted on"),
-    "game_not_finished": ((409,), "verification of a game that has not finished"),
+    "game_not_finished": ((409,), "verification, or a rematch, of a game that has not finished"),
     "body_too_large": ((413,), "the body is larger than the server accepts"),
     "request_line_too_long": ((414,), "the request line is too long"),
     "unsupported_media_type": ((415,), "the body is not application/json"),

@@ -106,6 +106,40 @@ def renew_invite(game_id: str) -> Response:
     return json_response({"game_id": game_id, "invite": invite}, 201, {"Cache-Control": "no-store"})
 
 
+@bp.post("/<game_id>/rematch")
+def rematch(game_id: str) -> Response:
+    """A seat of a finished game takes its seat again in the game's rematch, which the
+    first such call creates like it (``service.app.rematches``). Answered like a join
+    (the token shown once), with ``invite`` too when this call created an invite-only
+    rematch."""
+    body.no_query()
+    token = auth.required_token()
+    # It may create a game, whose bots cost worker time: charged as a creation always
+    # (the caller cannot know whether it will be the first), a strong seat weighing more.
+    strong = sum(level == "strong" for level in context.application().bot_levels(game_id))
+    ratelimit.charge(ratelimit.CREATE, 1 + strong * context.settings().strong_seat_cost)
+    rematched = context.application().rematch(game_id, token, clients.creator_id())
+    joined = rematched.joined
+    document = {"game_id": joined.game_id, "seat": joined.seat, "token": joined.token, "view": joined.view}
+    if rematched.invite is not None:
+        document["invite"] = rematched.invite
+    headers = {
+        "Location": f"/v1/games/{joined.game_id}/seats/{joined.seat}",
+        "Cache-Control": "no-store",  # the token (and the invite) are shown once
+        "ETag": etag(joined.view["version"]),
+    }
+    return json_response(document, 201, headers)
+
+
+@bp.get("/<game_id>/rematch")
+def find_rematch(game_id: str) -> Response:
+    """Which game is ``game_id``'s rematch (``rematch``: null while none was asked for),
+    for the other players' pages to find it."""
+    body.no_query()
+    found = context.application().rematch_of(game_id)
+    return json_response({"game_id": game_id, "rematch": found}, headers={"Cache-Control": "no-cache"})
+
+
 @bp.delete("/<game_id>/seats/<seat:seat>")
 def leave(game_id: str, seat: int) -> Response:
     body.no_query()

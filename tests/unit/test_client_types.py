@@ -43,6 +43,8 @@ MODELS: list[tuple[type, list[str | int]]] = [
     (t.AbluxxenToAct, ["AbluxxenState", "to_act", 0]),
     (t.Joined, ["Joined"]),
     (t.Invite, ["Invite"]),
+    (t.Rematched, ["Rematched"]),
+    (t.RematchLink, ["RematchLink"]),
     (t.Legal, ["Legal"]),
     (t.LegalCompact, ["LegalCompact"]),
     (t.CommandChoice, ["CommandChoice"]),
