@@ -49,6 +49,7 @@ def test_a_whole_schlitzohr_game_against_a_bot_by_clicks(page: Any) -> None:
     page.wait_for_url(re.compile(r"#/games/(?!" + re.escape(game_id) + r"$)"))
     page.locator("#board").wait_for()
     assert "You play seat 0 (ada)" in page.locator(".who").inner_text()
+    assert game_id in page.locator("#rematch-of").inner_text()  # the new game says whose rematch it is
     again = page.url.rsplit("/", 1)[1]
     view = requests.get(f"{page.url.split('#')[0]}v1/games/{again}", timeout=10).json()
     assert view["status"] == "running" and view["options"]["turn_cap"] == 10

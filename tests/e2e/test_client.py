@@ -92,6 +92,19 @@ def test_a_whole_game_against_a_bot_then_its_audit(
     assert client.player("ada")["name"] == "ada"
     assert isinstance(client.list_games(game=game, limit=5)["games"], list)
 
+    # Once more: the rematch has the same options and the bot at the same seat, which
+    # sits at once, so it starts with Ada's ask.
+    assert client.rematch_of(seat.game_id) is None
+    again = seat.rematch()
+    assert again.game_id != seat.game_id and again.seat == 0 and again.invite is None
+    assert client.rematch_of(seat.game_id) == again.game_id
+    rematch = again.view()
+    assert rematch["rematch_of"] == seat.game_id and rematch["status"] == "running"
+    assert rematch["options"] == view["options"] and rematch["seats"][1]["bot"] == "greedy"
+    with pytest.raises(Conflict) as early:
+        again.rematch()  # the rematch itself has not finished
+    assert early.value.code == "game_not_finished"
+
 
 def test_refusals_are_typed_exceptions_with_the_problem_code(client: TabletopClient) -> None:
     with pytest.raises(NotFound) as missing:

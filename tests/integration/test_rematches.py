@@ -12,7 +12,10 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import redis
 from support.http_games import FlaskApi, create_game, play_randomly, seat_everyone
+from support.http_setup import app_settings, make_app
+from support.redis import TestRedis
 
 from service.app.rematches import rematch_key
 
@@ -142,3 +145,18 @@ def test_a_claim_whose_game_never_came_is_taken_over(api: FlaskApi, http_service
     answer = ask(api, game_id, tokens[0])
     assert answer.status == 201 and answer.body["game_id"] != "neverCreated1", answer.body
     assert api.call("GET", f"/v1/games/{game_id}/rematch").body["rematch"] == answer.body["game_id"]
+
+
+def test_asking_counts_against_the_creation_limit(
+    redis_target: TestRedis, redis_client: redis.Redis, key_prefix: str
+) -> None:
+    """An ask may create a game and its bots' work: charged as a creation, whoever asks
+    (the caller cannot know it is not the first); past the limit 429, nothing written."""
+    app = make_app(app_settings(redis_target, key_prefix, create_limit_per_minute=2), redis_client)
+    api = FlaskApi(app.test_client())
+    game_id, tokens = finished_game(api, seed=b"limited")  # 1 of 2
+    assert ask(api, game_id, tokens[0]).status == 201  # 2 of 2
+    refused = ask(api, game_id, tokens[1])
+    assert refused.status == 429 and refused.code == "create_rate_limited", refused.body
+    rematch = api.call("GET", f"/v1/games/{game_id}/rematch").body["rematch"]
+    assert api.call("GET", f"/v1/games/{rematch}").body["seats"][1]["name"] is None  # nothing was written

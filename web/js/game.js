@@ -18,6 +18,9 @@ import {showReplay} from './replay.js';
 import {clockText, timeLeft} from './clock.js';
 import {accountHolds, signedIn, takeBack} from './account.js';
 
+/** How often a finished game's page asks whether a rematch was started (GET .../rematch). */
+const REMATCH_POLL_MS = 4000;
+
 export const BOARDS = {schlitzohr, abluxxen};
 
 const KIND_WORDS = {
@@ -91,6 +94,9 @@ export function showGame(root, gameId) {
   const clockLine = h('p', {class: 'clock', id: 'clock', hidden: true});
   const inviteBox = h('p', {class: 'invite', id: 'invite', hidden: true});
   const countdown = h('span', {class: 'countdown', id: 'countdown'});
+  const rematchBox = h('p', {class: 'rematch', id: 'rematch'});
+  let rematchId = null;  // the finished game's rematch, once a seat asked for one
+  let rematchPoll = null;
   const ticker = setInterval(() => renderCountdown(), 1000);
   root.replaceChildren(title, who, inviteBox, h('div', {class: 'status-row'}, turn, countdown, connection), clockLine, error,
     h('div', {class: 'game-layout'}, board, side), finished);
@@ -265,8 +271,10 @@ export function showGame(root, gameId) {
         h('dt', {}, 'Revealed seed'), h('dd', {}, h('code', {id: 'seed'}, view.seed || '(not yet revealed)'))),
       verdict,
       h('p', {}, h('a', {href: `${path}/export`, download: `${gameId}.jsonl`}, 'Download the history (JSON Lines)')),
-      view.you !== null ? h('p', {}, playAgainButton()) : '',
+      rematchBox,
       replayButton, replayArea);
+    renderRematch();
+    watchRematch();
     if (replayShown) replayButton.click();
     // Between GameEnded and the seed's reveal (two appends) the history is incomplete and
     // its report says so: ask only once the seed is out, when the report is final.
@@ -353,35 +361,55 @@ export function showGame(root, gameId) {
       h('small', {class: 'hint', id: 'invite-hint'}, ' Only people with this link can take a seat. Send it to those you want to play with.'));
   }
 
-  /** A new game like this one -- the same game, options, bots at the same seats, clock
-   * and invitation rule -- with this player in the same seat again. The other people's
-   * seats wait for whoever joins (an invite-only game: its new link is shown). */
-  function playAgainButton() {
-    const seat = view.you;
-    return h('button', {type: 'button', class: 'primary', id: 'play-again', onclick: async () => {
-      const bots = {};
-      view.seats.forEach((s, i) => { if (s.bot) bots[String(i)] = s.bot; });
-      const request = {game: view.game, players: view.seats.length, options: view.options, bots};
-      if (view.clock) {
-        const {per_decision_s, reserve_s, policy} = view.clock;
-        request.clock = {per_decision_s, reserve_s, policy};
-      }
-      if (view.invite_only) request.invite_only = true;
-      const account = signedIn();
-      const name = account ? account.name : (held && held.name) || view.seats[seat].name;
+  /** While a finished game is shown, its rematch is looked for (GET .../rematch) every
+   * few seconds until one of its seats asks for it: then the other players are offered
+   * their seat in it, and spectators a link to watch. */
+  function watchRematch() {
+    if (rematchPoll || rematchId) return;
+    const look = async () => {
       try {
-        const created = (await call('POST', '/v1/games', {body: request})).body;
-        if (created.invite) keepInvite(created.game_id, created.invite);
-        const body = joinBody(created.game_id, account ? {seat} : {name, seat});
-        const joined = (await call('POST', `/v1/games/${encodeURIComponent(created.game_id)}/seats`,
-          {body, token: account ? account.key : undefined})).body;
-        keepSeat(created.game_id, {seat: joined.seat, token: joined.token, name});
-        location.hash = `#/games/${created.game_id}`;
-      } catch (e) {
-        refusal = `Could not start a new game: ${describeError(e)}`;
-        render();
+        rematchId = (await call('GET', `${path}/rematch`)).body.rematch;
+      } catch {
+        return;  // asked again at the next tick
       }
-    }}, 'Play again');
+      if (rematchId && !stopped) {
+        clearInterval(rematchPoll);
+        if (view.you !== null) announce('A rematch is waiting for you.');
+        renderRematch();
+      }
+    };
+    rematchPoll = setInterval(look, REMATCH_POLL_MS);
+    look();
+  }
+
+  /** Play again: this seat again in the game's rematch (POST .../rematch) -- a new game
+   * like this one (the same game, options, bots at the same seats, clock and invitation
+   * rule) if no seat asked yet, else the one another player started. */
+  function renderRematch() {
+    const mine = view && view.you !== null && held;
+    let offer = '';
+    if (rematchId && heldSeat(rematchId)) {
+      offer = h('a', {href: `#/games/${rematchId}`, id: 'rematch-open'}, 'Go to the rematch');
+    } else if (mine) {
+      offer = h('button', {type: 'button', class: 'primary', id: 'play-again', onclick: askRematch},
+        rematchId ? 'Join the rematch' : 'Play again');
+    } else if (rematchId) {
+      offer = h('a', {href: `#/games/${rematchId}`, id: 'rematch-watch'}, 'Watch the rematch');
+    }
+    const note = rematchId && mine && !heldSeat(rematchId) ? h('span', {class: 'hint'}, ' Another player wants a rematch. ') : '';
+    rematchBox.replaceChildren(note, offer);
+  }
+
+  async function askRematch() {
+    try {
+      const answer = (await call('POST', `${path}/rematch`, {token: held.token})).body;
+      if (answer.invite) keepInvite(answer.game_id, answer.invite);
+      keepSeat(answer.game_id, {seat: answer.seat, token: answer.token, name: answer.view.seats[answer.seat].name});
+      location.hash = `#/games/${answer.game_id}`;
+    } catch (e) {
+      refusal = `Could not start the rematch: ${describeError(e)}`;
+      render();
+    }
   }
 
   /** Before the start a seat may be given up (DELETE .../seats/{seat}): someone else can
@@ -432,7 +460,9 @@ export function showGame(root, gameId) {
     const ours = !held && (view.status === 'open' || view.status === 'running') ? view.seats.findIndex(accountHolds) : -1;
     const invite = view.invite_only ? heldInvite(gameId) : null;
     const joinable = !held && ours < 0 && view.status === 'open';
-    who.replaceChildren(seatLine, ' ', h('a', {href: '#/'}, 'Back to the lobby'),
+    const rematchOf = view.rematch_of
+      ? h('span', {id: 'rematch-of'}, ' A rematch of ', h('a', {href: `#/games/${view.rematch_of}`}, view.rematch_of), '.') : '';
+    who.replaceChildren(seatLine, rematchOf, ' ', h('a', {href: '#/'}, 'Back to the lobby'),
       joinable && (invite || !view.invite_only) ? joinForm() : '',
       joinable && view.invite_only && !invite
         ? h('span', {class: 'hint', id: 'invite-needed'}, ' This game is invite only: ask its creator for the link.') : '',
@@ -467,6 +497,7 @@ export function showGame(root, gameId) {
   return () => {
     stopped = true;
     clearInterval(ticker);
+    clearInterval(rematchPoll);
     for (const name of ['version', 'status', 'busy', 'mine']) delete root.dataset[name];
     if (stream) stream.stop();
   };
