@@ -21,7 +21,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from events.archive.store import open_archive
 from service.app.archiving import ArchiveMismatch, NotArchivable, archive_game, archive_over
-from service.cli.store_options import add_redis_arguments, fail, open_store
+from service.cli.store_options import add_redis_arguments, archive_url, fail, open_store
 from service.settings import Settings
 
 CRASH_AT_ENV = "TABLETOP_TEST_ARCHIVE_CRASH_AT"
@@ -47,7 +47,10 @@ def _between(step: str) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         settings = Settings.from_env()
-        archive = open_archive(args.archive_url or settings.archive_url or None)
+        # The archive the service of that data directory reads (``up`` passes it its
+        # children): another one -- ./.tabletop of wherever this runs -- would take the
+        # games out of the service's sight.
+        archive = open_archive(args.archive_url or archive_url(args, settings))
     except (ValueError, SQLAlchemyError) as exc:
         fail(f"cannot open the archive: {exc}")
     older = settings.archive_after_s if args.older_than is None else args.older_than

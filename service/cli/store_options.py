@@ -71,7 +71,7 @@ def open_store(args: argparse.Namespace) -> Iterator[Opened]:
         fail(str(exc))
     try:
         client = redis_client(url)  # a cluster client connects (and may fail) here
-        store = RedisEventStore(client, prefix=prefix, archive=LazyArchive(_archive_url(args, settings)))
+        store = RedisEventStore(client, prefix=prefix, archive=LazyArchive(archive_url(args, settings)))
     except ValueError as exc:
         fail(str(exc))
     except (redis.RedisError, RedisClusterException) as exc:
@@ -86,7 +86,7 @@ def open_store(args: argparse.Namespace) -> Iterator[Opened]:
             store.archive.close()
 
 
-def _archive_url(args: argparse.Namespace, settings: Settings) -> str:
+def archive_url(args: argparse.Namespace, settings: Settings) -> str:
     """``TABLETOP_ARCHIVE_URL``, else the SQLite archive in the data directory the command
     was given (the one ``up`` passes its children as ``TABLETOP_DATA_DIR``)."""
     data_dir = getattr(args, "data_dir", None) or DEFAULT_DATA_DIR

@@ -343,6 +343,34 @@ def test_a_crash_between_the_steps_of_an_expired_games_move_keeps_it_hidden_and_
     assert expired_snapshot(d, game_id, tokens[0]) == before
 
 
+def test_the_archive_command_of_a_data_directory_writes_the_archive_its_service_reads(
+    deployment: Deployment, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``tabletop archive --data-dir D`` found ``up``'s Redis through D but wrote to the
+    SQLite archive under the current directory: the games left Redis for an archive the
+    service never reads, and its API answered 404 for them. It must use D's archive, the
+    one ``up`` gives its children."""
+    from service.runner.datadir import write_record
+
+    d = deployment
+    game_id = d.play("schlitzohr", {"turn_cap": 10}, b"data-dir")
+    data_dir = tmp_path / "data"
+    data_dir.mkdir()
+    write_record(data_dir, redis_url=d.env["TABLETOP_REDIS_URL"], api_url=d.server.url)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    env = {k: v for k, v in d.env.items() if k not in ("TABLETOP_REDIS_URL", "TABLETOP_ARCHIVE_URL", "TABLETOP_DATA_DIR")}
+    code, text = run_cli(env, "archive", "--data-dir", str(data_dir), f"--game={game_id}")
+    assert code == 0, text
+    assert not (elsewhere / ".tabletop").exists()
+    archive = open_archive(f"sqlite:///{data_dir / 'archive.sqlite3'}")
+    try:
+        assert archive.head(game_id) is not None
+    finally:
+        archive.close()
+
+
 def test_a_tampered_history_is_refused_and_kept(deployment: Deployment) -> None:
     d = deployment
     game_id = d.play("schlitzohr", {"turn_cap": 10}, b"tampered")
