@@ -117,6 +117,12 @@ def check_clock(raw: Any) -> dict[str, Any] | None:
     return {"per_decision_s": per, "reserve_s": reserve, "policy": policy}
 
 
+def settings_of(clock: ClockState) -> dict[str, Any]:
+    """The settings ``clock`` was started from, as :func:`check_clock` gives them (a
+    rematch's clock is its finished game's)."""
+    return {"per_decision_s": clock.per_decision_ms // 1000, "reserve_s": clock.reserve_ms // 1000, "policy": clock.policy}
+
+
 def _int_in(value: Any, low: int, high: int) -> bool:
     return type(value) is int and low <= value <= high
 

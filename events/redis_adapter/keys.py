@@ -55,6 +55,11 @@ Bot turns (``service/app/notify.py`` writes, ``workers/sweeper.py`` reads):
     whose share of the bot work its bot turns and timeouts use
     (``service/app/bot_share.py``). Written at creation, read by the notifier before each
     bot turn and by the sweeper before each timeout; absent for games an operator created.
+``<p>game:{<id>}:rematch`` -- string with a TTL (two days)
+    The id of finished game ``<id>``'s rematch (``service/app/rematches.py``): claimed
+    with SET NX by the first seat asking for one, before the rematch is written; read
+    by the later asks and by ``GET /v1/games/{id}/rematch``. An index (the truth is the
+    rematch's ``GameCreated``); the archive leaves it to its TTL.
 ``<p>botshare:<client>`` -- string with a TTL, on RQ's Redis (below)
     The time (Redis' clock, seconds) up to which that client's share of the bot workers
     is spent; expires once it lies far enough in the past to count as a full burst.

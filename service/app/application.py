@@ -44,7 +44,7 @@ from engine.table import (
     seat_token_reissued,
     turn_timed_out,
 )
-from engine.turnclock import TIMED_OUT, check_clock
+from engine.turnclock import TIMED_OUT, check_clock, settings_of
 from events.accounts.names import name_key
 from events.model.envelope import SYSTEM, bot_actor, seat_actor, timeout_actor
 from events.model.errors import IdempotencyKeyReused, VersionConflict
@@ -63,6 +63,7 @@ from service.app.errors import (
     NameReserved,
     NotFinished,
     NotSeated,
+    ServerBusy,
     StaleVersion,
     TooManyOpenGames,
     TooManyUnfinishedGames,
@@ -76,6 +77,10 @@ from service.app.queries import Queries
 from service.app.rematches import Rematches
 from service.app.tables import TableRepository
 from service.tokens import matches, new_token, parse_token, token_hash
+
+REMATCH_CLAIMS = 3
+"""How often an ask claims a rematch whose claimed game never came before it gives up
+(503 ``server_busy``): each failed claim was waited on for ``rematches.CREATION_WAIT_S``."""
 
 REMATCH_JOIN_ATTEMPTS = 8
 """How often a rematch's seat is tried when other seats were taken meanwhile (each try
@@ -362,7 +367,7 @@ class Application:
         """The id of finished game ``game_id``'s rematch, created now if it has none, and
         the new game's invite code if this call created an invite-only one."""
         assert self.rematches is not None
-        while True:
+        for _ in range(REMATCH_CLAIMS):
             wanted = new_game_id()
             claimed = self.rematches.claim(game_id, wanted)
             if claimed is None:
@@ -370,10 +375,9 @@ class Application:
             if self.rematches.wait_created(claimed, lambda g: self.store.head(g).version > 0):
                 return claimed, None
             self.rematches.release(game_id, claimed)  # its creator failed: claim anew
-        clock = None
-        if old.clock is not None:  # its settings, as the creation gave them (whole seconds)
-            c = old.clock
-            clock = {"per_decision_s": c.per_decision_ms // 1000, "reserve_s": c.reserve_ms // 1000, "policy": c.policy}
+        else:
+            raise ServerBusy("the rematch is being created by another seat: ask again")
+        clock = settings_of(old.clock) if old.clock is not None else None
         try:
             view = self.create_game(
                 old.game, old.options, [s.bot for s in old.seats], client, clock, old.invite_only,
