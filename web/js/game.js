@@ -18,8 +18,11 @@ import {showReplay} from './replay.js';
 import {clockText, timeLeft} from './clock.js';
 import {accountHolds, signedIn, takeBack} from './account.js';
 
-/** How often a finished game's page asks whether a rematch was started (GET .../rematch). */
+/** How often, and for how long after it shows the result, a finished game's page asks
+ * whether a rematch was started (GET .../rematch): players decide within minutes, and a
+ * page left open for hours must not keep asking. */
 const REMATCH_POLL_MS = 4000;
+const REMATCH_WATCH_MS = 10 * 60 * 1000;
 
 export const BOARDS = {schlitzohr, abluxxen};
 
@@ -362,11 +365,13 @@ export function showGame(root, gameId) {
   }
 
   /** While a finished game is shown, its rematch is looked for (GET .../rematch) every
-   * few seconds until one of its seats asks for it: then the other players are offered
-   * their seat in it, and spectators a link to watch. */
+   * few seconds until one of its seats asks for it (for ten minutes at most): then the
+   * other players are offered their seat in it, and spectators a link to watch. */
   function watchRematch() {
     if (rematchPoll || rematchId) return;
+    const until = Date.now() + REMATCH_WATCH_MS;
     const look = async () => {
+      if (Date.now() > until) { clearInterval(rematchPoll); return; }
       try {
         rematchId = (await call('GET', `${path}/rematch`)).body.rematch;
       } catch {
