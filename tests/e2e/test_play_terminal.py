@@ -72,7 +72,12 @@ def test_a_whole_schlitzohr_game_it_creates_against_a_bot(
         "--option",
         "turn_cap=10",
     ]
-    whole_game(play([*args, "--name", "ada"], tmp_path, live_server), BOARD, live_server)
+    game_id = whole_game(play([*args, "--name", "ada"], tmp_path, live_server), BOARD, live_server)
+    # Once more, in the same seat: the rematch, with the same bot and options.
+    again = whole_game(play(["--rematch"], tmp_path, live_server), BOARD, live_server)
+    rematch = TabletopClient(live_server.url).view(again)
+    assert again != game_id and rematch["rematch_of"] == game_id
+    assert rematch["seats"][1]["bot"] == "greedy" and rematch["options"]["turn_cap"] == 10
 
 
 def test_a_whole_abluxxen_game_it_joins_beside_two_bots(
@@ -93,6 +98,7 @@ def whole_game(terminal: PtyProcess, drawn: str, live_server: LiveServer) -> str
         _, started = terminal.expect([r"Game (\S+), you are seat 0\."])
         terminal.expect([drawn])
         assert choose_until_the_end(terminal, random.Random(started[1])) > 0
+        terminal.expect([r"Play again, in the same seat: tabletop play --rematch"])
         assert terminal.wait() == 0
     finally:
         terminal.close()

@@ -24,7 +24,7 @@ def add_parser(sub: Any) -> None:
         help="play a game from the terminal (create, join or resume)",
         description=__doc__.splitlines()[0],
         epilog="examples: tabletop play --game schlitzohr --players 2 --bots 1=greedy; "
-        "tabletop play --join GAME_ID --name bob; tabletop play --resume",
+        "tabletop play --join GAME_ID --name bob; tabletop play --resume; tabletop play --rematch",
     )
     parser.add_argument(
         "--url", default=None, help=f"the server (default $TABLETOP_URL or {DEFAULT_URL})"
@@ -33,6 +33,11 @@ def add_parser(sub: Any) -> None:
     how.add_argument("--join", metavar="GAME_ID", help="take a seat in this game")
     how.add_argument(
         "--resume", action="store_true", help="play on with the seat in the token file"
+    )
+    how.add_argument(
+        "--rematch",
+        action="store_true",
+        help="play the finished game in the token file again: its rematch, in the same seat",
     )
     parser.add_argument("--game", default="schlitzohr", choices=["schlitzohr", "abluxxen"])
     parser.add_argument("--players", type=int, default=2)

@@ -54,6 +54,8 @@ class Player:
             screen.show(self.console, view)
             if view["status"] in ("finished", "expired"):
                 screen.show_end(self.console, view)
+                if view["status"] == "finished":
+                    self.console.print("Play again, in the same seat: [bold]tabletop play --rematch[/]")
                 return 0
             if legal["commands"]:
                 if not self.act(legal):

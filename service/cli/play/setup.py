@@ -1,5 +1,6 @@
 """How ``tabletop play`` gets its seat: create a game and join it, join a given game,
-or resume a seat saved in a token file.
+resume a seat saved in a token file, or take that seat again in its finished game's
+rematch.
 
 The seat token is shown by the server only once, so it is written to the token
 file (mode 0600) right after joining, before anything else can fail.
@@ -56,10 +57,14 @@ def take_seat(args: argparse.Namespace) -> Seat:
     Raises ``TabletopError`` (refused by the server), ``requests.RequestException``
     (no server), ``OSError``/``ValueError`` (no readable token file to resume)."""
     path = token_file(args)
-    if args.resume:
+    if args.resume or args.rematch:
         seat = Seat.load(path)
         if args.url:
             seat.client = TabletopClient(args.url)
+        if not args.rematch:
+            return seat
+        seat = seat.rematch()  # the other players' own --rematch (or page) seats them there
+        seat.save(path)
         return seat
     client = TabletopClient(args.url or os.environ.get("TABLETOP_URL") or DEFAULT_URL)
     game_id = args.join
