@@ -9,12 +9,17 @@ without the code -- and only the seats of the finished game may ask.
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+import textwrap
 import threading
 from typing import Any
 
 import redis
 from support.http_games import FlaskApi, create_game, play_randomly, seat_everyone
 from support.http_setup import app_settings, make_app
+from support.processes import ROOT
 from support.redis import TestRedis
 
 from service.app.rematches import rematch_key
@@ -145,6 +150,40 @@ def test_a_claim_whose_game_never_came_is_taken_over(api: FlaskApi, http_service
     answer = ask(api, game_id, tokens[0])
     assert answer.status == 201 and answer.body["game_id"] != "neverCreated1", answer.body
     assert api.call("GET", f"/v1/games/{game_id}/rematch").body["rematch"] == answer.body["game_id"]
+
+
+def test_a_process_killed_between_its_claim_and_the_game_is_survived(
+    api: FlaskApi, http_services: Any
+) -> None:
+    """A real process asks for the rematch and dies by SIGKILL right after its claim,
+    before the game is written (its ``create_game`` kills it): the claim it left points
+    at nothing. The next seat's ask (through the app) waits for that game a moment, takes
+    the claim over and creates the rematch; the dead process's seat then joins it."""
+    game_id, tokens = finished_game(api, seed=b"killed")
+    settings = http_services.settings
+    script = textwrap.dedent(f"""
+        import os, signal
+        from service.app.application import NoNotifier
+        from service.bootstrap import build
+        from service.settings import Settings
+        services = build(Settings(redis_url={settings.redis_url!r}, key_prefix={settings.key_prefix!r}),
+                         notifier=NoNotifier())
+        def killed(*args, **kwargs):
+            os.kill(os.getpid(), signal.SIGKILL)
+        services.app.create_game = killed
+        services.app.rematch({game_id!r}, {tokens[0]!r})
+    """)
+    process = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, timeout=60)
+    assert process.returncode == -signal.SIGKILL, process.stderr.decode()[-2000:]
+    left = http_services.redis.get(rematch_key(settings.key_prefix, game_id))
+    assert left is not None  # the claim the dead process left
+    assert api.call("GET", f"/v1/games/{game_id}/rematch").body["rematch"] is None  # points at nothing
+
+    second = ask(api, game_id, tokens[1])
+    assert second.status == 201 and second.body["game_id"].encode() != left, second.body
+    first = ask(api, game_id, tokens[0])
+    assert first.status == 201 and first.body["game_id"] == second.body["game_id"]
+    assert first.body["view"]["status"] == "running"
 
 
 def test_asking_counts_against_the_creation_limit(
