@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from events.redis_adapter.keys import check_game_id, prefixed
+from events.redis_adapter.scripts import Script
 
 REMATCH_TTL_S = 2 * 24 * 3600
 """How long a finished game's rematch stays findable (and so the one rematch): long
@@ -54,7 +55,7 @@ class Rematches:
     def __init__(self, client: Any, prefix: str) -> None:
         self._redis = client
         self._prefix = prefix
-        self._release = client.register_script(_RELEASE)
+        self._release = Script(client, _RELEASE)
 
     def find(self, game_id: str) -> str | None:
         """The id of ``game_id``'s rematch (claimed, possibly still being created), if any."""
@@ -72,7 +73,7 @@ class Rematches:
 
     def release(self, game_id: str, rematch_id: str) -> None:
         """Give up the claim of ``rematch_id`` (only if it is still ``game_id``'s)."""
-        self._release(keys=[rematch_key(self._prefix, game_id)], args=[rematch_id])
+        self._release([rematch_key(self._prefix, game_id)], [rematch_id])
 
     def wait_created(
         self, rematch_id: str, exists: Callable[[str], bool], sleep: Callable[[float], None] = time.sleep

@@ -180,7 +180,7 @@ def test_bot_and_human_games_play_to_the_end_on_a_cluster(
         _create(second, "schlitzohr", {"0": "greedy", "1": "greedy"}, {"turn_cap": 10}),
         _create(first, "abluxxen", {"0": "random", "1": "greedy"}, {"rounds": 1}),
     ]
-    human = _play_against_a_bot(deployment.apis)
+    human, token = _play_against_a_bot(deployment.apis)
     for i, game_id in enumerate(bot_games):
         final = wait_until(
             partial(_finished, deployment.apis[i % 2], game_id), GAME_TIMEOUT_S, "a bot game's end"
@@ -190,15 +190,21 @@ def test_bot_and_human_games_play_to_the_end_on_a_cluster(
     for game_id in games:
         _check_verified(deployment, game_id, capsys)
     wait_until(lambda: _in_lobby_finished(second, set(games)), GAME_TIMEOUT_S, "the lobby")
+    # Its rematch (the link under the finished game's hash tag, the new game under its
+    # own), asked on one instance and found on the other.
+    rematch = second.call("POST", f"/v1/games/{human}/rematch", token=token)
+    assert rematch.status == 201 and rematch.body["view"]["status"] == "running", rematch.body
+    assert first.call("GET", f"/v1/games/{human}/rematch").body["rematch"] == rematch.body["game_id"]
     # The container checks of this deployment: workers on RQ's Redis, the store a cluster.
     capsys.readouterr()
     for part in ("worker", "sweeper", "redis"):
         assert _health(deployment.env, part) == 0, (part, capsys.readouterr())
 
 
-def _play_against_a_bot(apis: list[HttpApi]) -> str:
+def _play_against_a_bot(apis: list[HttpApi]) -> tuple[str, str]:
     """A person (seat 0) against a greedy bot, each request to the other API instance;
-    the bot's turns are awaited with long polls. Returns the game id once it ended."""
+    the bot's turns are awaited with long polls. Returns the game id once it ended, and
+    the person's seat token."""
     game_id = _create(apis[0], "schlitzohr", {"1": "greedy"}, {"turn_cap": 10})
     joined = apis[1].call("POST", f"/v1/games/{game_id}/seats", body={"name": "ann"})
     assert joined.status == 201 and joined.body["seat"] == 0, joined.body
@@ -212,7 +218,7 @@ def _play_against_a_bot(apis: list[HttpApi]) -> str:
         if view["status"] == "finished":
             final = wait_until(partial(_finished, api, game_id), GAME_TIMEOUT_S, "the seed reveal")
             assert final["result"]["winners"]
-            return game_id
+            return game_id, token
         if "0" not in view["to_act"]:  # the bot's turn: long-poll for the next version
             view = _view(api, game_id, after=view["version"])
             continue
