@@ -405,7 +405,8 @@ export function showGame(root, gameId) {
     rematchBox.replaceChildren(note, offer);
   }
 
-  async function askRematch() {
+  async function askRematch(event) {
+    event.currentTarget.disabled = true;  // one ask per click: a second would find the seat taken by the first
     try {
       const answer = (await call('POST', `${path}/rematch`, {token: held.token})).body;
       if (answer.invite) keepInvite(answer.game_id, answer.invite);
@@ -413,6 +414,7 @@ export function showGame(root, gameId) {
       location.hash = `#/games/${answer.game_id}`;
     } catch (e) {
       refusal = `Could not start the rematch: ${describeError(e)}`;
+      renderRematch();  // a fresh button: the player may try again
       render();
     }
   }
