@@ -389,6 +389,7 @@ class GameSummary(TypedDict):
     options: dict[str, Any]
     version: int
     invite_only: bool
+    rematch_of: str | None
 
 
 class GameList(TypedDict):

@@ -40,6 +40,8 @@ class GameSummary:
     version: int
     invite_only: bool = False
     """Seats need the game's invite code (a summary written before invites: False)."""
+    rematch_of: str | None = None
+    """The finished game this one is the rematch of (None for any other game)."""
 
     def to_json(self) -> JSON:
         return {
@@ -51,6 +53,7 @@ class GameSummary:
             "options": self.options,
             "version": self.version,
             "invite_only": self.invite_only,
+            "rematch_of": self.rematch_of,
         }
 
 
@@ -149,6 +152,7 @@ def _summary(game_id: str, raw: dict[Any, Any]) -> GameSummary | None:
         json.loads(fields["options"]),
         int(fields["version"]),
         fields.get("invite_only") == "1",
+        fields.get("rematch_of"),
     )
 
 

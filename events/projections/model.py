@@ -141,6 +141,8 @@ def summary_of(table: Table) -> dict[str, str]:
     }
     if table.invite_only:  # never changes, so other games' summaries need no field for it
         summary["invite_only"] = "1"
+    if table.rematch_of is not None:  # likewise
+        summary["rematch_of"] = table.rematch_of
     return summary
 
 

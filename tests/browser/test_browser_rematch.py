@@ -56,6 +56,11 @@ def test_the_other_player_is_offered_the_rematch_one_player_started(page: Any, b
         # ... and the spectator's a way to watch it.
         eve.locator("#rematch-watch").wait_for(timeout=15_000)
         assert eve.locator("#rematch-watch").get_attribute("href") == f"#/games/{rematch}"
+        # The lobby marks it too: a stranger sees whose table it is before taking a seat.
+        eve.goto("/")
+        row = eve.locator(f'li[data-game-id="{rematch}"]')
+        row.wait_for(timeout=30_000)  # the lobby is a read model: within moments
+        assert row.locator(".rematch-of").inner_text().strip() == "rematch"
 
         page.locator("#play-again").click()
         page.wait_for_url(re.compile(re.escape(f"#/games/{rematch}") + "$"))

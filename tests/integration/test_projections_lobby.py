@@ -75,6 +75,7 @@ def test_filters_by_status_and_type(
         "options": get_game("abluxxen").validate_options(None),
         "version": summary.version,
         "invite_only": False,
+        "rematch_of": None,
     }
     assert reader.summary("nope") is None
 

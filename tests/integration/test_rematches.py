@@ -66,6 +66,20 @@ def test_the_first_seat_creates_the_rematch_and_the_other_finds_and_joins_it(api
     assert api.call("GET", f"/v1/games/{game_id}").body["rematch_of"] is None
 
 
+def test_the_lobby_marks_a_rematch(api: FlaskApi, http_services: Any) -> None:
+    """A stranger sees in the lobby that an open game is its players' rematch."""
+    from events.projections import ReadModels, Updater
+
+    game_id, tokens = finished_game(api, seed=b"lobby")
+    rematch = ask(api, game_id, tokens[0]).body["game_id"]
+    updater = Updater(http_services.store, ReadModels(http_services.redis, http_services.store.prefix))
+    for g in (game_id, rematch):
+        updater.update(g)
+    listed = {g["game_id"]: g for g in api.call("GET", "/v1/games?limit=100").body["games"]}
+    assert listed[rematch]["rematch_of"] == game_id and listed[rematch]["status"] == "open"
+    assert listed[game_id]["rematch_of"] is None
+
+
 def test_only_a_seat_of_the_finished_game_asks_and_only_once_it_is_over(api: FlaskApi) -> None:
     game_id, tokens = finished_game(api)
     other, other_tokens = finished_game(api, seed=b"other")

@@ -237,7 +237,9 @@ export function showLobby(root) {
       game.status === 'finished' ? 'Replay' : 'Watch'));
     const title = catalogue.find(g => g.name === game.game);
     return h('li', {class: 'game-row', dataset: {gameId: game.game_id}},
-      h('span', {class: 'game-name'}, title ? title.title : game.game),
+      h('span', {class: 'game-name'}, title ? title.title : game.game,
+        // Its players' own table again: a stranger sees it before taking one of their seats.
+        game.rematch_of ? h('small', {class: 'hint rematch-of'}, ' rematch') : ''),
       h('code', {class: 'game-id'}, game.game_id),
       h('span', {class: 'game-seats'}, game.seats.map(seatText).join(' · ')),
       h('span', {class: 'game-actions'}, actions));
