@@ -6,10 +6,12 @@ that seat's situation changes: the seat was taken (``seated``), play began
 (``started``), it is the seat's turn (``your_turn``, again at every new version
 where it must act), it must wait (``waiting``), the game ended (``ended``) or
 expired (``expired``), or the account gave its seat up before the start (``left``:
-the game leaves the account's list of games too). A notice is JSON::
+the game leaves the account's list of games too); and, for a rematch of a finished game
+it played, its seat there is offered (``rematch``, with ``rematch_of``; the rematch
+joins the account's list only once the seat is taken). A notice is JSON::
 
     {"game_id", "game", "seat", "version", "status", "to_move", "kinds",
-     "deadline", "result"}
+     "deadline", "result"}            (+ "rematch_of" in a ``rematch`` notice)
 
 Why the projector writes them, not the command path: the projector already reads
 every event of every game once, resumes from its checkpoint after a crash, and runs
@@ -75,6 +77,11 @@ return n
 LEFT = "left"
 """The kind of a notice about a seat the account gave up before the start."""
 
+REMATCH = "rematch"
+"""The kind of a notice offering the account its seat again, in the rematch of a
+finished game it played (``service.app.rematches``); its ``game_id`` is the rematch's,
+``rematch_of`` the finished game's."""
+
 
 @dataclass(frozen=True, slots=True)
 class Notice:
@@ -87,8 +94,8 @@ class Notice:
     @property
     def signature(self) -> str:
         d = self.document
-        left = "|left" if self.kind == LEFT else ""
-        return f"{d['status']}|{int(d['to_move'])}|{','.join(d['kinds'])}{left}"
+        tag = f"|{self.kind}" if self.kind in (LEFT, REMATCH) else ""
+        return f"{d['status']}|{int(d['to_move'])}|{','.join(d['kinds'])}{tag}"
 
 
 def notices(game_id: str, before: Table | None, after: Table) -> list[Notice]:
@@ -125,6 +132,25 @@ def notices(game_id: str, before: Table | None, after: Table) -> list[Notice]:
                     "status": after.status, "to_move": False, "kinds": [], "deadline": None, "result": None,
                 }
                 out.append(Notice(sitter.account, LEFT, document))
+    return out
+
+
+def rematch_offers(game_id: str, rematch: Table, finished: Table) -> list[Notice]:
+    """While the rematch ``game_id`` waits for players, one ``rematch`` notice per seat
+    of the ``finished`` game it repeats that a registered player held and has not taken
+    again yet: the seat it may take back (``POST /v1/games/{finished}/rematch``)."""
+    if rematch.status != OPEN or rematch.rematch_of is None:
+        return []
+    out = []
+    for seat, sitter in enumerate(finished.seats):
+        if sitter.account is None or seat >= len(rematch.seats) or rematch.seats[seat].account == sitter.account:
+            continue
+        document: JSON = {
+            "game_id": game_id, "game": rematch.game, "seat": seat, "version": rematch.version,
+            "status": rematch.status, "to_move": False, "kinds": [], "deadline": None, "result": None,
+            "rematch_of": rematch.rematch_of,
+        }
+        out.append(Notice(sitter.account, REMATCH, document))
     return out
 
 
@@ -173,14 +199,18 @@ class NoticeWriter:
             account_id = self._ids[name] = name_key(name)
         return account_id
 
-    def write(self, game_id: str, before: Table | None, after: Table | None) -> int:
+    def write(self, game_id: str, before: Table | None, after: Table | None, finished: Table | None = None) -> int:
         """Append the notices ``after`` calls for that are new; returns how many. A table
-        without registered players costs nothing (no round trip)."""
-        seats = (*(before.seats if before is not None else ()), *(after.seats if after is not None else ()))
+        without registered players costs nothing (no round trip). ``finished``: the game
+        ``after`` is the rematch of, whose registered players are offered their seats
+        (:func:`rematch_offers`)."""
+        seats = (*(before.seats if before is not None else ()), *(after.seats if after is not None else ()),
+                 *(finished.seats if finished is not None else ()))
         if after is None or all(s.account is None for s in seats):
             return 0
+        offers = rematch_offers(game_id, after, finished) if finished is not None else []
         written = 0
-        for notice in notices(game_id, before, after):
+        for notice in [*notices(game_id, before, after), *offers]:
             keys = AccountKeys.of(self._prefix, self._account_id(notice.account))
             text = json.dumps({"kind": notice.kind, **notice.document}, separators=(",", ":"))
             args = [game_id, notice.document["version"], notice.signature,

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.registry import get_game
-from engine.table import FINISHED, Table
+from engine.table import FINISHED, OPEN, Table
 from events.model.envelope import Envelope
 from events.model.errors import GameNotFound
 from events.model.port import EventReader
@@ -97,13 +97,13 @@ class Updater:
                 # A redelivery: whatever a crash left undone after the last write
                 # (cross-slot read models, notices: both idempotent).
                 self._finish_cross_slot(game_id, stored.table, stored.lobby_rank)
-                self.notices.write(game_id, stored.table, stored.table)
+                self.notices.write(game_id, stored.table, stored.table, self._repeated(stored.table))
                 return Update(game_id, stored.version, 0)
             table = fold(game_id, stored.table, envelopes)
             assert table is not None  # envelopes is not empty
             if self.models.apply(game_id, stored.version, record_of(table)):
                 self._finish_cross_slot(game_id, table, stored.lobby_rank, envelopes)
-                self.notices.write(game_id, stored.table, table)
+                self.notices.write(game_id, stored.table, table, self._repeated(table))
                 return Update(game_id, table.version, len(envelopes))
             stored = self.models.load(game_id)  # someone else advanced it: start again there
         return Update(game_id, stored.version, 0)
@@ -124,8 +124,16 @@ class Updater:
             raise GameNotFound(game_id)
         written = self.models.replace(game_id, record_of(table))
         self._finish_cross_slot(game_id, table, lobby_rank=0, recent=envelopes, rate=rate)
-        self.notices.write(game_id, None, table)
+        self.notices.write(game_id, None, table, self._repeated(table))
         return Update(game_id, table.version, len(envelopes) if written else 0)
+
+    def _repeated(self, table: Table | None) -> Table | None:
+        """The finished game an open rematch repeats, as projected (its players are
+        offered their seats: ``notices.rematch_offers``); None for any other table, or
+        when that game's read model is gone (archived)."""
+        if table is None or table.rematch_of is None or table.status != OPEN:
+            return None
+        return self.models.load(table.rematch_of).table
 
     def _finish_cross_slot(
         self,

@@ -4,14 +4,14 @@ The projector appends a notice to the account's own Redis stream whenever the
 situation of one of its seats changes (``events.projections.notices``): a seat taken,
 a game started, the seat to move (at every new version where it must act, with the
 command kinds and the ``deadline``), waiting, a game ended (with the public result)
-or expired. This endpoint relays them; it never looks at a game.
+or expired, and a rematch of a game it played that offers it its seat again. This endpoint relays them; it never looks at a game.
 
 Wire format per notice::
 
     id: <n>                  (1, 2, 3 ... per account)
-    event: <kind>            seated | started | your_turn | waiting | ended | expired | left
+    event: <kind>            seated | started | your_turn | waiting | ended | expired | left | rematch
     data: {"kind", "game_id", "game", "seat", "version", "status", "to_move",
-           "kinds", "deadline", "result"}
+           "kinds", "deadline", "result"}   (+ "rematch_of" in a rematch notice)
 
 Same rules as the game streams (``service.http.sse``): resumable with
 ``Last-Event-ID`` (wins) or ``?after=n`` -- each notice after ``n`` exactly once, in

@@ -131,3 +131,40 @@ def test_a_game_that_expires_idle_tells_its_players_it_is_over(
     assert (last["kind"], last["status"], last["to_move"], last["deadline"], last["result"]) == (
         "expired", "expired", False, None, None
     )
+
+
+def test_a_rematch_offers_each_registered_player_its_seat_once_until_taken(
+    redis_client: redis.Redis, store: RedisEventStore, key_prefix: str
+) -> None:
+    """Ada and Bea (registered) play; Ada asks for the rematch. Bea's player stream is
+    offered her seat in it (kind ``rematch``) -- once, however often the projector sees
+    the rematch before she takes it -- and then says ``seated`` when she does. The
+    rematch joins her list of games only then."""
+    from service.app.rematches import Rematches
+
+    accounts = AccountStore(redis_client, key_prefix)
+    app = Application(store, accounts=accounts, rematches=Rematches(redis_client, key_prefix))
+    ada, bea = accounts.register("Ada2").account, accounts.register("Bea2").account
+    game_id = app.create_game("schlitzohr", {"turn_cap": 10}, [None, None])["game_id"]
+    tokens = [app.join(game_id, None, None, ada).token, app.join(game_id, None, None, bea).token]
+    updater = Updater(store, ReadModels(redis_client, key_prefix))
+    game = get_game("schlitzohr")
+    while (table := app.tables.load(game_id)).status == "running":
+        seat = min(game.to_act(table.state))
+        app.submit(game_id, tokens[seat], game.legal_commands(table.state, seat)[0], table.version)
+    updater.update(game_id)
+
+    rematch = app.rematch(game_id, tokens[0]).joined.game_id
+    for _ in range(2):  # a redelivery offers nothing twice
+        updater.update(rematch)
+    offers = [n for n in _notices(redis_client, key_prefix, "Bea2") if n["kind"] == "rematch"]
+    assert len(offers) == 1 and offers[0]["game_id"] == rematch and offers[0]["rematch_of"] == game_id
+    assert offers[0]["seat"] == 1 and offers[0]["status"] == "open" and offers[0]["to_move"] is False
+    assert rematch not in accounts.games_page(bea, None, 10)[0]
+    assert not [n for n in _notices(redis_client, key_prefix, "Ada2") if n["kind"] == "rematch"]  # seated there
+
+    app.rematch(game_id, tokens[1])
+    updater.update(rematch)
+    last = _notices(redis_client, key_prefix, "Bea2")[-1]
+    assert last["game_id"] == rematch and last["kind"] == "started"
+    assert rematch in accounts.games_page(bea, None, 10)[0]
