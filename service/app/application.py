@@ -58,6 +58,7 @@ from service.app.bot_seats import BOT_LEVELS, bot_seat_name, refuse_bot_seat_nam
 from service.app.errors import (
     AlreadySeated,
     Forbidden,
+    GameNotFound,
     IdempotencyMismatch,
     NameRequired,
     NameReserved,
@@ -320,7 +321,13 @@ class Application:
 
     # -- rematches (service.app.rematches) ----------------------------------------------
 
-    def rematch(self, game_id: str, token: str | None, client: str | None = None) -> Rematched:
+    def rematch(
+        self,
+        game_id: str,
+        token: str | None,
+        client: str | None = None,
+        charge: Callable[[Sequence[str | None]], None] = lambda levels: None,
+    ) -> Rematched:
         """The seat ``token`` (or the player key of its account) holds in finished game
         ``game_id``, taken again in the game's rematch: the one it has, or a game like it
         this call creates (``service.app.rematches``; its creation is ``client``'s, as a
@@ -330,10 +337,13 @@ class Application:
         Unauthenticated without a valid token; NotFinished before the game's end (an
         expired game has none); the join's refusals (``seat_taken`` if someone else sat
         there, ``game_already_started``, ``game_expired``, NameReserved for a guest whose
-        name was registered since); a creation's caps when this call creates it."""
+        name was registered since); a creation's caps when this call creates it.
+        ``charge``: called with the bot levels of the game a creation would copy, before
+        anything else is decided (the HTTP layer's creation limit: it raises to refuse)."""
         if self.rematches is None:
             raise NotFinished("this service keeps no rematches")
         old = self.tables.load(game_id)
+        charge([s.bot for s in old.seats])
         seat = self.authenticate(old, game_id, token)
         if old.status != FINISHED:
             raise NotFinished("only a finished game has a rematch")
@@ -351,17 +361,19 @@ class Application:
                     raise
         raise AssertionError("unreachable")
 
-    def bot_levels(self, game_id: str) -> list[str | None]:
-        """The bot level of each seat of ``game_id`` (None: a person's or a free seat)."""
-        return [seat.bot for seat in self.tables.load(game_id).seats]
-
     def rematch_of(self, game_id: str) -> str | None:
         """The id of ``game_id``'s rematch, if one was asked for (GameNotFound for an
         unknown game). Public: who plays the rematch is in its own seats."""
-        self.tables.load(game_id)
+        if not self._exists(game_id):
+            raise GameNotFound(f"no game {game_id!r}", game_id=game_id)
         found = self.rematches.find(game_id) if self.rematches is not None else None
         # A claim is written before its game: a link to a game not there (yet) is none.
-        return found if found is not None and self.store.head(found).version > 0 else None
+        return found if found is not None and self._exists(found) else None
+
+    def _exists(self, game_id: str) -> bool:
+        """Whether ``game_id`` has a history, in Redis or the archive (its head: one read,
+        no table load)."""
+        return self.store.head(game_id).version > 0
 
     def _rematch_game(self, game_id: str, old: Table, client: str | None) -> tuple[str, str | None]:
         """The id of finished game ``game_id``'s rematch, created now if it has none, and
@@ -372,7 +384,7 @@ class Application:
             claimed = self.rematches.claim(game_id, wanted)
             if claimed is None:
                 break
-            if self.rematches.wait_created(claimed, lambda g: self.store.head(g).version > 0):
+            if self.rematches.wait_created(claimed, self._exists):
                 return claimed, None
             self.rematches.release(game_id, claimed)  # its creator failed: claim anew
         else:

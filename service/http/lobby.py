@@ -11,6 +11,8 @@ stored only as a hash, so it cannot be shown again (``Cache-Control: no-store``)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from flask import Blueprint, Response
 
 from engine.errors import INVALID_SEAT, RuleViolation
@@ -36,8 +38,7 @@ def create_game() -> Response:
                 INVALID_SEAT, f"no seat {seat} in a game of {players}", {"seats": players}
             )
         levels[int(seat)] = level
-    strong = sum(level == "strong" for level in levels)
-    ratelimit.charge(ratelimit.CREATE, 1 + strong * context.settings().strong_seat_cost)
+    charge_creation(levels)
     creator = clients.creator_id()
     view = context.application().create_game(
         request["game"], request["options"], levels, creator, clock=request["clock"], invite_only=request["invite_only"]
@@ -46,6 +47,13 @@ def create_game() -> Response:
     if "invite" in view:
         headers["Cache-Control"] = "no-store"  # the invite code is shown this once
     return json_response(view, 201, headers)
+
+
+def charge_creation(levels: Sequence[str | None]) -> None:
+    """Charge a new game with these seats' bot levels to the client's creation limit,
+    each strong-bot seat weighing ``strong_seat_cost`` more (429 past it)."""
+    strong = sum(level == "strong" for level in levels)
+    ratelimit.charge(ratelimit.CREATE, 1 + strong * context.settings().strong_seat_cost)
 
 
 @bp.get("")
@@ -115,10 +123,8 @@ def rematch(game_id: str) -> Response:
     body.no_query()
     token = auth.required_token()
     # It may create a game, whose bots cost worker time: charged as a creation always
-    # (the caller cannot know whether it will be the first), a strong seat weighing more.
-    strong = sum(level == "strong" for level in context.application().bot_levels(game_id))
-    ratelimit.charge(ratelimit.CREATE, 1 + strong * context.settings().strong_seat_cost)
-    rematched = context.application().rematch(game_id, token, clients.creator_id())
+    # (the caller cannot know whether it will be the first), on the table it loads anyway.
+    rematched = context.application().rematch(game_id, token, clients.creator_id(), charge=charge_creation)
     joined = rematched.joined
     document = {"game_id": joined.game_id, "seat": joined.seat, "token": joined.token, "view": joined.view}
     if rematched.invite is not None:
