@@ -110,8 +110,9 @@ export function pruneKept(now = Date.now()) {
 
 function keptAt(key, now) {
   const record = readKept(key);
-  if (record && typeof record.kept === 'number') return record.kept;
-  localStorage.setItem(key, JSON.stringify({...(record || {}), kept: now}));
+  if (!record) return 0;  // unreadable: nothing to keep (dated 0, it is dropped as too old)
+  if (typeof record.kept === 'number') return record.kept;
+  localStorage.setItem(key, JSON.stringify({...record, kept: now}));
   return now;
 }
 
