@@ -58,6 +58,10 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
         tab.locator(f"[data-key='back-{game_id}']").click()
         tab.wait_for_url(re.compile(f"#/games/{game_id}"))
         tab.locator(".who").filter(has_text=f"You play seat 0 ({name})").wait_for()
+        # The first browser's token was replaced: its open page hears of it at once
+        # (SeatTokenReissued on its stream), says so and watches from then on.
+        page.locator("#refusal").filter(has_text="not valid for this game any more").wait_for()
+        assert "You are watching as a spectator" in page.locator(".who").inner_text()
         wait_ready(tab)
         assert play_to_the_end(tab, "schlitzohr") >= 1
         assert status(tab) == "finished"
@@ -69,10 +73,10 @@ def test_a_registered_player_plays_takes_the_seat_to_another_browser_and_is_rate
     page.locator("#show-key").click()
     assert page.locator("#kept-key").inner_text() == key
 
-    # The first browser's token was replaced: it watches now, and cannot act.
+    # The first browser forgot the replaced token: it watches the game, and cannot act.
     page.goto(f"/#/games/{game_id}")
-    page.locator("#refusal").filter(has_text="not valid for this game any more").wait_for()
-    assert "You are watching as a spectator" in page.locator(".who").inner_text()
+    page.locator(".who").filter(has_text="You are watching as a spectator").wait_for()
+    assert page.evaluate(f"localStorage.getItem('tabletop.seat.{game_id}')") is None
 
     # A registered player against a rated bot: the game is rated (by the projector).
     page.goto("/")

@@ -10,13 +10,16 @@
 
 import {call, ApiError} from './api.js';
 
+// Every event type the server may send (EventSource hears only the names it listens to:
+// a type missing here is lost to the page). tests/unit/test_web_event_types.py holds
+// this list to the server's schema registry.
 export const EVENT_TYPES = [
   // lobby and table
   'GameCreated', 'SeatTaken', 'SeatLeft', 'PlayStarted', 'GameEnded', 'GameExpired', 'SeedRevealed',
-  'InviteRenewed',
+  'InviteRenewed', 'SeatTokenReissued', 'TurnTimedOut',
   // Schlitzohr
   'GameSetUp', 'DieRolled', 'EarMoved', 'EarPlaced', 'EarRevealed', 'EarRelocated', 'EarsInspected',
-  'JokerUsed', 'JokerReturned', 'MoveEnded', 'TurnEnded',
+  'JokerUsed', 'JokerReturned', 'MoveEnded', 'TurnEnded', 'SeatForfeited',
   // Abluxxen
   'GameStarted', 'DeckShuffled', 'HandDealt', 'DisplayDealt', 'SetPlayed', 'Abluxxed', 'SetRemoved',
   'SetTaken', 'SetLeft', 'SetTakenBack', 'SetDiscarded', 'CardDrawn', 'DrawDeclined',
