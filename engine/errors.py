@@ -42,3 +42,4 @@ INVALID_SEAT = "invalid_seat"
 NOT_YOUR_TURN = "not_your_turn"
 WRONG_PHASE = "wrong_phase"
 GAME_OVER = "game_over"
+SEAT_OUT = "seat_out"  # a seat that resigned or forfeited sends another resignation

@@ -1,4 +1,6 @@
-"""Forfeits: what the rules make of a seat that ran out of time under the ``forfeit`` policy.
+"""Forfeits: what the rules make of a seat that is out of the game -- it ran out of time
+under the ``forfeit`` policy (:func:`forfeit_events`), or it resigned (``engine.resign``,
+through :func:`leave_events`).
 
 Per game (``docs/rules/*.md``, "Forfeit"):
 
@@ -11,7 +13,8 @@ Per game (``docs/rules/*.md``, "Forfeit"):
   (the running deal counts, as the view's ``scores`` show); the best of the *other*
   seats win (ties: fewest hand cards, counted as at a deal's end plus the hands now).
 
-Pure; :func:`forfeit_events` raises ValueError for a seat that is not to act.
+Pure; :func:`forfeit_events` raises ValueError for a seat that is not to act;
+:func:`leave_events` trusts its caller that ``seat`` is still in a running game.
 """
 
 from __future__ import annotations
@@ -26,9 +29,20 @@ GAME_ENDED = "GameEnded"
 
 
 def forfeit_events(game: Game[Any], state: Any, seat: int) -> list[Event]:
-    """The events of ``seat``'s forfeit (see the module docstring)."""
+    """The events of the forfeit of ``seat``, which timed out (see the module docstring)."""
     if seat not in game.to_act(state):
         raise ValueError(f"seat {seat} is not to act: it cannot time out")
+    return leave_events(game, state, seat)
+
+
+def seats_out(game: Game[Any], state: Any) -> frozenset[int]:
+    """The seats no longer in the game: only Schlitzohr plays on without a seat."""
+    return frozenset(state.forfeited) if game.name == "schlitzohr" else frozenset()
+
+
+def leave_events(game: Game[Any], state: Any, seat: int) -> list[Event]:
+    """The events of ``seat`` leaving a running game, on its turn or not: a forfeit under
+    each game's rule (see the module docstring)."""
     if game.name == "schlitzohr":
         # Imported here, not at the top: the games import engine helpers.
         from engine.schlitzohr.flow import forfeit

@@ -13,7 +13,9 @@ charged ``max(0, elapsed - per_decision_ms)`` from its reserve, and every seat t
 after it starts a fresh decision at the event's time. Every event of one batch carries
 the same time, so a batch costs one charge. (Both games have one seat to act at a
 time; in a game with simultaneous decisions another seat's move would restart a seat's
-decision -- never an earlier timeout than the rules promise, only a later one.)
+decision -- never an earlier timeout than the rules promise, only a later one. A
+Schlitzohr seat that resigns out of turn, ``engine.resign``, does the same to the active
+seat: once per seat that leaves, and only ever later.)
 
 Nothing here reads a clock: times come in as the envelopes' text. ``pending`` is the
 seat whose ``TurnTimedOut`` was recorded and whose decision the policy still owes (the

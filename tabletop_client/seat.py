@@ -116,6 +116,24 @@ class Seat:
         self.version = outcome["version"]
         return outcome
 
+    def resign(self, *, attempts: int = 3) -> Outcome:
+        """Give the running game up, on this seat's turn or not (``{"kind": "resign"}``):
+        Schlitzohr plays on without the seat, Abluxxen ends; the seat does not win.
+
+        A resignation does not depend on the position, so a stale version is not the
+        caller's problem: it is sent again at the version the refusal named, up to
+        ``attempts`` times in all (one ``Idempotency-Key`` for all of them, so it is
+        written at most once). ``RuleRefused`` ``seat_out`` once the seat has left,
+        ``game_over`` after the end, ``game_not_started`` before the start."""
+        key = f"tt-client-{uuid.uuid4().hex}"
+        for attempt in range(attempts):
+            try:
+                return self.command({"kind": "resign"}, idempotency_key=key)
+            except StaleVersion:
+                if attempt == attempts - 1:
+                    raise
+        raise ValueError("attempts must be at least 1")
+
     def leave(self) -> View:
         """Give the seat up before the game starts (``RuleRefused`` after)."""
         response = self.client.request(

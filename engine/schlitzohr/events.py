@@ -104,8 +104,8 @@ def turn_ended(seat: int, next_seat: int, turn: int) -> Event:
 
 
 def seat_forfeited(seat: int) -> Event:
-    """``seat`` is out (it timed out under a turn clock's ``forfeit`` policy): its turns
-    are skipped from now on, its ears stay on the board, it cannot win."""
+    """``seat`` is out (it resigned, or timed out under a turn clock's ``forfeit``
+    policy): its turns are skipped from now on, its ears stay on the board, it cannot win."""
     return Event(SEAT_FORFEITED, {"seat": seat})
 
 

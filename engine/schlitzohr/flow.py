@@ -80,11 +80,14 @@ def game_ended(state: State, reason: str) -> Event:
 
 
 def forfeit(state: State, seat: int) -> list[Event]:
-    """``seat`` (the active one: only it ever acts) forfeits: ``SeatForfeited``, then the
-    turn passes on as after a finished turn -- the rest of its move is void -- or, with
-    fewer than two seats left in, the game ends (reason ``forfeit``)."""
+    """``seat`` (still in) forfeits: ``SeatForfeited``; with fewer than two seats left in,
+    the game ends (reason ``forfeit``). If ``seat`` is the active one -- a timeout, or a
+    resignation on its own turn -- the turn passes on as after a finished turn (the rest
+    of its move is void); any other seat only leaves, and the active seat plays on."""
     out = ev.seat_forfeited(seat)
     after = evolve(state, out)
     if state.players - len(after.forfeited) < 2:
         return [out, game_ended(after, ev.FORFEIT)]
+    if seat != state.active:
+        return [out]
     return [out, *end_of_turn(after)]

@@ -10,7 +10,8 @@ The walk is greedy, in version order, and mirrors how the application writes
 2. A table event (``SeatTaken`` ...) is checked against the lobby rules
    (``events.audit.lobby``) and folded.
 3. An event with a command and a seat or bot actor starts a batch: the rules re-decide
-   ``game.decide(table.state, seat, command, rng)`` and the next k recorded events
+   ``engine.resign.decide(game, table.state, seat, command, rng)`` (a resignation under
+   the table's rule, any other command by ``game.decide``) and the next k recorded events
    must be exactly its k events, all carrying that actor and command.
 4. After a ``TurnTimedOut`` (checked by ``events.audit.lobby``) the next batch must be the
    clock policy's decision for that seat, re-made here exactly as the sweeper made it
@@ -31,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from engine import resign
 from engine.errors import RuleViolation
 from engine.game import Game
 from engine.model import JSON, Event
@@ -116,7 +118,7 @@ def _command(
         when = "after the game ended" if table.status == FINISHED else "before play started"
         raise Discrepant(version, RULES, f"a command {when}")
     try:
-        expected = game.decide(table.state, seat, command, rng)
+        expected = resign.decide(game, table.state, seat, command, rng)
     except RuleViolation as err:
         raise Discrepant(
             version, RULES, f"the rules refuse command {command} by seat {seat}: {err}"

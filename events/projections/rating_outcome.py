@@ -16,10 +16,11 @@ time of its ``GameEnded`` event:
   same in both engines): the winners share rank 1; every other seat is ranked by its
   score, higher first; equal keys share a rank (competition ranking ``1, 2, 2, 4``:
   ranks are those among all seats, guests included). Abluxxen's tie-break by hand
-  cards decides who is a winner and nothing else. A game that ended by a forfeit
-  (turn clocks: ``GameEnded`` reason ``forfeit`` after ``TurnTimedOut`` with policy
-  ``forfeit``) ranks the forfeiting seat last, whatever its score: running out of time
-  is a loss, not a place earned on the board.
+  cards decides who is a winner and nothing else. A seat that left the game -- it ran
+  out of time under a turn clock's ``forfeit`` policy (``TurnTimedOut``), or resigned
+  (its command ``{"kind": "resign"}``, ``engine.resign``) -- ranks last, whatever its
+  score, however the game ended after: leaving is a loss, not a place earned on the
+  board.
 - **Rated at all** only when at least two distinct identities remain (a game between
   one registered player and guests, or between bots of one level only, carries no
   information about anybody's skill). Expired games never ended: never rated.
@@ -35,6 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.model import JSON, Result
+from engine.resign import RESIGN
 from engine.table import FINISHED, GAME_ENDED, Seat, Table
 from events.model.envelope import Envelope
 from events.projections.model import created_us
@@ -83,6 +85,7 @@ def seat_identity(seat: Seat) -> str | None:
 
 FORFEIT = "forfeit"
 TURN_TIMED_OUT = "TurnTimedOut"
+RESIGNATION = {"kind": RESIGN}
 
 
 def ranks(result: Result, forfeited: frozenset[int] = frozenset()) -> list[int]:
@@ -96,14 +99,16 @@ def ranks(result: Result, forfeited: frozenset[int] = frozenset()) -> list[int]:
 
 
 def forfeited_seats(envelopes: Iterable[Envelope]) -> frozenset[int] | None:
-    """The seats that forfeited by running out of time, or None if ``envelopes`` hold no
-    forfeit (the caller then looks further back when the result says ``forfeit``)."""
-    seats = frozenset(
-        e.data["seat"]
-        for e in envelopes
-        if e.type == TURN_TIMED_OUT and e.data.get("policy") == FORFEIT
-    )
-    return seats or None
+    """The seats that left the game among ``envelopes`` -- ran out of time under the
+    ``forfeit`` policy, or resigned -- or None if they hold neither (the caller then looks
+    further back when the result says ``forfeit``)."""
+    seats: set[int] = set()
+    for e in envelopes:
+        if e.type == TURN_TIMED_OUT and e.data.get("policy") == FORFEIT:
+            seats.add(e.data["seat"])
+        elif e.command == RESIGNATION and e.actor_seat is not None:
+            seats.add(e.actor_seat)
+    return frozenset(seats) or None
 
 
 def rated_players(seats: Sequence[str | None], seat_ranks: Sequence[int]) -> list[tuple[str, int]]:

@@ -26,6 +26,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from engine.forfeit import seats_out
 from engine.registry import get_game
 from engine.table import FINISHED, OPEN, Table
 from events.model.envelope import Envelope
@@ -173,6 +174,9 @@ class Updater:
             # the end (and who forfeited) up in the whole history.
             history = self.reader.read_all(game_id, ADMIN)
             ended, forfeited = ended_time(history), forfeited_seats(history)
-        outcome = outcome_of(game_id, table, result, ended, forfeited or frozenset())
+        # Schlitzohr plays on after a seat leaves: its table knows every seat that is out,
+        # however long before the end it left (a batch the look-ups above may not see).
+        out = seats_out(get_game(table.game), table.state) | (forfeited or frozenset())
+        outcome = outcome_of(game_id, table, result, ended, out)
         if outcome is not None:
             self.ratings.submit(outcome)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from engine import resign
 from engine.errors import INVALID_OPTION, RuleViolation
 from engine.model import JSON, Event
 from engine.registry import get_game
@@ -607,7 +608,10 @@ class Application:
             if rules is not None:
                 events = rules(table, seat)
             else:
-                events = game.decide(table.state, seat, command, engine_rng(self.seed(game_id), game.rules_version))
+                # engine.resign.decide: a resignation under the table's rule, any other
+                # command under the game's own (the verifier's re-run calls the same).
+                rng = engine_rng(self.seed(game_id), game.rules_version)
+                events = resign.decide(game, table.state, seat, command, rng)
         except RuleViolation:
             # A retry naming the version its first call produced (e.g. the move that ended
             # the game): answer the first outcome, not a verdict on the position it made.

@@ -4,7 +4,7 @@ generate types from them:
 
 - ``<Game>Command`` (``oneOf``, discriminator ``kind``) and ``<Game>Command<Kind>``
   per command kind (``SchlitzohrCommandMove``, ``AbluxxenCommandTakeBack``);
-  ``Command`` = any game's command.
+  ``Command`` = any game's command, or ``CommandResign`` (every game's).
 - ``<Game>Event`` (``oneOf``, discriminator ``type``) and ``<Game>Event<Type>`` per
   game event type, ``Event<Type>`` per shared type (``EventGameCreated``);
   ``Event`` = any game's event. Each gives ``type``, ``schema_version``, ``data``,
@@ -21,7 +21,9 @@ from __future__ import annotations
 from typing import Any
 
 from engine.game import Game
+from engine.model import CommandSpec
 from engine.registry import game_names, get_game
+from engine.resign import RESIGN_SPEC
 from events.schemas import EventType, default_registry
 from events.schemas.fields import MAX_SEAT
 from events.schemas.jsonschema import to_json_schema
@@ -29,6 +31,8 @@ from service.contract.problem_codes import all_codes
 
 JSON = dict[str, Any]
 REF = "#/components/schemas/"
+RESIGN_NAME = "CommandResign"
+"""The schema of ``{"kind": "resign"}``, the one command of the table (``engine.resign``)."""
 
 
 def camel(name: str) -> str:
@@ -55,9 +59,11 @@ def components() -> dict[str, JSON]:
         game = get_game(game_name)
         out.update(_game_components(game, shared))
     games = [camel(g) for g in game_names()]
+    out[RESIGN_NAME] = _command_schema(RESIGN_NAME, RESIGN_SPEC)
     out["Command"] = {
-        "description": "A command of any game (the kinds of the games are distinct).",
-        "oneOf": [{"$ref": f"{REF}{g}Command"} for g in games],
+        "description": "A command of any game (the kinds of the games are distinct), or"
+        " `resign`, which every game has (docs/rules/, \"Resigning\").",
+        "oneOf": [*({"$ref": f"{REF}{g}Command"} for g in games), {"$ref": f"{REF}{RESIGN_NAME}"}],
     }
     out["Event"] = {
         "description": "An event of any game (shared types belong to every game).",
@@ -75,16 +81,21 @@ def components() -> dict[str, JSON]:
     return out
 
 
+def _command_schema(name: str, spec: CommandSpec) -> JSON:
+    """The schema of one command kind, titled ``name``, with its example."""
+    schema = spec.json_schema()
+    schema["title"] = name
+    schema["examples"] = [dict(spec.example) or {"kind": spec.kind}]
+    return schema
+
+
 def _game_components(game: Game[Any], shared: dict[str, EventType]) -> dict[str, JSON]:
     title = camel(game.name)
     out: dict[str, JSON] = {}
     kinds = {}
     for spec in game.command_specs:
         name = command_name(game.name, spec.kind)
-        schema = spec.json_schema()
-        schema["title"] = name
-        schema["examples"] = [dict(spec.example) or {"kind": spec.kind}]
-        out[name] = schema
+        out[name] = _command_schema(name, spec)
         kinds[spec.kind] = f"{REF}{name}"
     out[f"{title}Command"] = {
         "description": f"A command of {game.title} (docs/rules/{game.name}.md).",

@@ -12,6 +12,7 @@ from flask import Blueprint, Response
 from engine.errors import UNKNOWN_GAME, RuleViolation
 from engine.model import JSON
 from engine.registry import game_names, get_game
+from engine.resign import RESIGN_SPEC
 from service.app.bot_seats import BOT_LEVELS
 from service.http import body
 from service.http.problems import Problem
@@ -32,7 +33,8 @@ def game_entry(name: str) -> JSON:
         "min_players": game.min_players,
         "max_players": game.max_players,
         "options": [spec.to_json() for spec in game.option_specs],
-        "commands": [spec.to_json() for spec in game.command_specs],
+        # resign is the table's, the same in every game (engine.resign): listed last.
+        "commands": [spec.to_json() for spec in (*game.command_specs, RESIGN_SPEC)],
         "bot_levels": list(BOT_LEVELS),
     }
 

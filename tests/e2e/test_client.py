@@ -290,3 +290,19 @@ def test_a_rate_limit_is_a_typed_exception_with_retry_after(limited_server: Live
             client.catalogue()
     assert limited.value.status == 429 and limited.value.code == "rate_limited"
     assert limited.value.retry_after > 0
+
+
+def test_seats_resign_through_the_client_even_from_a_stale_version(client: TabletopClient) -> None:
+    game_id = client.create_game("schlitzohr", 3)["game_id"]
+    ada, bob, cleo = (client.join(game_id, name) for name in ("ada", "bob", "cleo"))
+    cleo.version = 1  # cleo decided long ago: a resignation is sent again where the game is
+    left = cleo.resign()
+    assert [e["type"] for e in left["events"]] == ["SeatForfeited"]
+    assert left["view"]["state"]["forfeited"] == [cleo.seat]
+    with pytest.raises(RuleRefused) as again:
+        cleo.resign()
+    assert again.value.code == "seat_out"
+    ended = bob.resign()
+    assert ended["view"]["status"] == "finished"
+    assert ended["view"]["result"]["winners"] == [ada.seat]
+    assert client.verification(game_id)["ok"] is True

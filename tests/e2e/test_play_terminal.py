@@ -20,7 +20,7 @@ from support.pty_driver import PtyProcess
 
 from tabletop_client import Seat, TabletopClient
 
-PROMPT = r"Choose 1-(\d+) \(q to quit\): "
+PROMPT = r"Choose 1-(\d+) \(r to resign, q to quit\): "
 EARS = r"Which (\d+) ear\(s\) to inspect\? \(ids, e\.g\. ([0-9 ]+)\): "
 OVER = r"Game over \(\w+\)\. Scores: .*\. (You won!|You lost\.)"
 
@@ -90,6 +90,29 @@ def test_a_whole_abluxxen_game_it_joins_beside_two_bots(
     assert whole_game(terminal, CARDS, live_server) == game_id
     assert "seat 0 [/b]ada (you)" in terminal.text
     assert (tmp_path / ".tabletop" / "play.json").exists()  # the default token file
+
+
+def test_a_player_resigns_at_the_keyboard_after_saying_yes_and_the_bots_play_on(
+    live_server: LiveServer, bots: None, tmp_path: Path
+) -> None:
+    args = ["--game", "schlitzohr", "--players", "3", "--bots", "1=random,2=random", "--name", "ada"]
+    terminal = play(args, tmp_path, live_server)
+    try:
+        _, started = terminal.expect([r"Game (\S+), you are seat 0\."])
+        terminal.expect([PROMPT])
+        terminal.send("r")
+        terminal.expect([r"Resign this game\? .*\(yes/no\): "])
+        terminal.send("no")  # changed their mind: the same choice again
+        terminal.expect([PROMPT])
+        terminal.send("resign")
+        terminal.expect([r"Resign this game\? .*\(yes/no\): "])
+        terminal.send("yes")
+        terminal.expect([r"You resigned; the game plays on without you\."])
+        assert terminal.wait() == 0
+    finally:
+        terminal.close()
+    view = TabletopClient(live_server.url).view(started[1])
+    assert view["state"]["forfeited"] == [0] and view["status"] in ("running", "finished")
 
 
 def whole_game(terminal: PtyProcess, drawn: str, live_server: LiveServer) -> str:

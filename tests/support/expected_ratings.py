@@ -6,7 +6,7 @@ The rules restated (docs/api.md, "Ratings"): identities ``player:<account>`` and
 ``bot:<level>``; guests dropped; one seat per identity (its lowest); winners rank 1,
 the others by score (higher first), equal keys share a rank; a game with fewer than two
 identities is not rated; a seat that forfeited on time (``TurnTimedOut`` with policy
-``forfeit``) ranks last; games rated in (GameEnded time, game id) order; one
+``forfeit``) or resigned (its command ``{"kind": "resign"}``) ranks last; games rated in (GameEnded time, game id) order; one
 single-player team per identity in seat order; openskill PlackettLuce with defaults.
 """
 
@@ -52,6 +52,8 @@ def played_from_events(game_id: str, events: Sequence[Mapping[str, Any]]) -> Pla
             seats[e["data"]["seat"]] = None
         elif e["type"] == "TurnTimedOut" and e["data"].get("policy") == "forfeit":
             forfeited.add(e["data"]["seat"])
+        elif e.get("command") == {"kind": "resign"}:
+            forfeited.add(e["actor"]["seat"])
         elif e["type"] == "GameEnded":
             ended, data = e["time"], e["data"]
     if ended is None or data is None:

@@ -126,3 +126,18 @@ def test_a_forfeiting_seat_ranks_last_whatever_its_score() -> None:
     outcome = outcome_of("g1", played, result, ENDED, frozenset({0}))
     assert outcome is not None
     assert outcome.players == (("player:Ann", 3), ("bot:greedy", 2), ("bot:random", 1))
+
+
+def test_a_seat_that_resigned_ranks_last_like_one_that_ran_out_of_time() -> None:
+    resigned = Envelope(
+        "g1", 8, "SeatForfeited", 1, ENDED, {"kind": "seat", "seat": 2}, {"kind": "resign"},
+        {"seat": 2}, None, [], "0" * 64, "0" * 64,
+    )
+    moved = Envelope(
+        "g1", 9, "DieRolled", 1, ENDED, {"kind": "seat", "seat": 1}, {"kind": "roll"},
+        {"seat": 1, "value": 3, "purpose": "turn"}, None, [], "0" * 64, "0" * 64,
+    )
+    assert forfeited_seats([resigned, moved]) == frozenset({2})
+    assert forfeited_seats([moved]) is None
+    result = Result((1, 4, 9), (1,), "turn_cap", 30)  # seat 2 led on points, then resigned
+    assert ranks(result, frozenset({2})) == [2, 1, 3]

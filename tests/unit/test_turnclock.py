@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 import pytest
+from support.engine_states import apply, new_state
 
 from engine.errors import RuleViolation
 from engine.forfeit import forfeit_events
@@ -46,21 +46,6 @@ def test_the_reserve_pays_for_overruns_and_deadlines_follow() -> None:
     assert pending.deadlines() == {} and pending.pending == 0
     assert tick(pending, [1], 60_000, engine_event=True).pending is None
     assert tick(pending, [0], 60_000, engine_event=False).pending == 0  # a table event keeps it
-
-
-def new_state(game: str, players: int) -> Any:
-    engine = get_game(game)
-    rng = SeededRandom(f"{game}{players}".encode(), "setup")
-    state = None
-    for event in engine.setup(engine.validate_options({}), players, rng):
-        state = engine.evolve(state, event)
-    return state
-
-
-def apply(game: str, state: Any, events: list[Any]) -> Any:
-    for event in events:
-        state = get_game(game).evolve(state, event)
-    return state
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

@@ -98,6 +98,7 @@ export function showGame(root, gameId) {
   const inviteBox = h('p', {class: 'invite', id: 'invite', hidden: true});
   const countdown = h('span', {class: 'countdown', id: 'countdown'});
   const rematchBox = h('p', {class: 'rematch', id: 'rematch'});
+  let resignAsked = false;  // "Resign" was clicked: the page asks to confirm
   let rematchId = null;  // the finished game's rematch, once a seat asked for one
   let rematchPoll = null;
   const ticker = setInterval(() => renderCountdown(), 1000);
@@ -164,7 +165,7 @@ export function showGame(root, gameId) {
   function drawnKey() {
     // Who we are is part of it: a join answered after a spectator's reload of the same
     // version must still redraw the page as that seat's.
-    return view ? `${view.version}|${view.you}|${legal ? legal.version : '-'}|${refusal}|${busy}` : '';
+    return view ? `${view.version}|${view.you}|${legal ? legal.version : '-'}|${refusal}|${busy}|${resignAsked}` : '';
   }
 
   async function send(command) {
@@ -435,6 +436,58 @@ export function showGame(root, gameId) {
     }}, 'Leave this seat');
   }
 
+  /** While the game runs, a seat still in it may give it up (POST .../commands with
+   * {"kind": "resign"}), on its turn or not, once the player confirms: Schlitzohr plays on
+   * without the seat, Abluxxen ends at once. */
+  function resignControls() {
+    if (!resignAsked) {
+      return h('button', {type: 'button', id: 'resign', dataset: {key: 'resign'}, onclick: () => {
+        resignAsked = true;
+        render();
+        document.getElementById('resign-no')?.focus();  // the safe answer first
+      }}, 'Resign');
+    }
+    return h('span', {class: 'resign-confirm', role: 'group', 'aria-labelledby': 'resign-question'},
+      h('span', {id: 'resign-question'}, 'Give this game up? You cannot come back, and you do not win. '),
+      h('button', {type: 'button', class: 'danger', id: 'resign-yes', dataset: {key: 'resign-yes'}, onclick: resign}, 'Yes, resign'), ' ',
+      h('button', {type: 'button', id: 'resign-no', dataset: {key: 'resign-no'}, onclick: () => { resignAsked = false; render(); }}, 'Keep playing'));
+  }
+
+  async function resign() {
+    if (busy || !held || !view) return;
+    busy = true;
+    refusal = '';
+    render();
+    const key = newKey();  // one key for every retry: written at most once
+    let version = view.version;
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          view = (await call('POST', `${path}/commands`, {
+            token: held.token, body: {command: {kind: 'resign'}},
+            headers: {'If-Match': `"${version}"`, 'Idempotency-Key': key},
+          })).body.view;
+          break;
+        } catch (e) {
+          // A resignation does not depend on the position: a stale version is sent
+          // again where the game is, a lost answer again as it was.
+          const stale = e instanceof ApiError && e.code === 'version_conflict' && e.problem.current_version;
+          if (attempt < 3 && stale) { version = e.problem.current_version; continue; }
+          if (e instanceof ApiError && e.status === 0 && attempt < 3) continue;
+          throw e;
+        }
+      }
+      announce('You resigned.');
+    } catch (e) {
+      refusal = `Could not resign: ${describeError(e)}`;
+      announce(refusal);
+    } finally {
+      busy = false;
+      resignAsked = false;
+    }
+    await refresh();
+  }
+
   /** A button that takes the account's seat back for this browser (its token is elsewhere). */
   function takeBackButton(seat) {
     return h('button', {type: 'button', class: 'primary', id: 'take-back', onclick: async () => {
@@ -461,20 +514,26 @@ export function showGame(root, gameId) {
     const yours = view.you !== null && view.status === 'running' && view.to_act[String(view.you)];
     document.title = `${yours ? 'Your turn · ' : ''}${module ? module.TITLE : view.game} ${gameId} · tabletop`;
     title.replaceChildren(module ? module.TITLE : view.game, ' ', h('code', {}, gameId));
-    const seatLine = view.you !== null
-      ? `You play seat ${view.you} (${seatName(view, view.you)}).`
-      : 'You are watching as a spectator.';
+    // A Schlitzohr seat that resigned (or timed out under the forfeit policy) is out:
+    // the game plays on without it, and its page watches.
+    const out = view.you !== null && Boolean(view.state && (view.state.forfeited || []).includes(view.you));
+    const seatLine = view.you === null ? 'You are watching as a spectator.'
+      : out && view.status === 'running' ? `You played seat ${view.you} (${seatName(view, view.you)}) and are out of the game; it plays on without you.`
+      : `You play seat ${view.you} (${seatName(view, view.you)}).`;
+    const canResign = Boolean(held) && view.you !== null && view.status === 'running' && !out;
     const ours = !held && (view.status === 'open' || view.status === 'running') ? view.seats.findIndex(accountHolds) : -1;
     const invite = view.invite_only ? heldInvite(gameId) : null;
     const joinable = !held && ours < 0 && view.status === 'open';
     const rematchOf = view.rematch_of
       ? h('span', {id: 'rematch-of'}, ' A rematch of ', h('a', {href: `#/games/${view.rematch_of}`}, view.rematch_of), '.') : '';
-    who.replaceChildren(seatLine, rematchOf, ' ', h('a', {href: '#/'}, 'Back to the lobby'),
+    // Keeping focus: a bot's move redraws this line while a player may be on its buttons.
+    replaceKeepingFocus(who, seatLine, rematchOf, ' ', h('a', {href: '#/'}, 'Back to the lobby'),
       joinable && (invite || !view.invite_only) ? joinForm() : '',
       joinable && view.invite_only && !invite
         ? h('span', {class: 'hint', id: 'invite-needed'}, ' This game is invite only: ask its creator for the link.') : '',
       ours >= 0 ? takeBackButton(ours) : '',
-      held && view.status === 'open' ? h('span', {}, ' ', leaveButton()) : '');
+      held && view.status === 'open' ? h('span', {}, ' ', leaveButton()) : '',
+      canResign ? h('span', {class: 'resign-box'}, ' ', resignControls()) : '');
     renderInvite(invite);
     const text = turnText(view);
     turn.textContent = text;

@@ -195,10 +195,11 @@ function seatsPanel(view) {
   return h('section', {class: 'seats-panel', 'aria-label': 'Players'},
     h('h2', {}, 'Players'),
     h('ul', {}, s.seat_colours.map((colour, seat) => h('li', {
-      class: `seat${s.active_seat === seat && view.status === 'running' ? ' active' : ''}${view.you === seat ? ' you' : ''}`,
+      class: `seat${s.active_seat === seat && view.status === 'running' ? ' active' : ''}${view.you === seat ? ' you' : ''}${s.forfeited.includes(seat) ? ' out' : ''}`,
       dataset: {seat: String(seat)}},
       h('span', {class: `swatch c-${colour}`, 'aria-hidden': 'true'}),
       h('strong', {}, seatName(view, seat)), view.you === seat ? ' (you)' : '',
+      s.forfeited.includes(seat) ? h('span', {class: 'out-mark'}, ' (out)') : '',
       s.active_seat === seat && view.status === 'running' ? srOnly(' (to act)') : '',
       h('span', {class: 'seat-facts'}, ` ${colour} · jokers ${s.jokers_left[seat]} · score `,
         h('span', {class: 'score'}, String(s.scores[seat]))),
@@ -225,6 +226,7 @@ export function describeEvent(e, view) {
     case 'MoveEnded': return `${who(d.seat)}'s move ended (no legal step)`;
     case 'TurnEnded': return `turn ${d.turn}: ${who(d.next_seat)}`;
     case 'GameSetUp': return `the ears are shuffled; ${d.players} players`;
+    case 'SeatForfeited': return `${who(d.seat)} is out of the game`;
     default: return sharedEvent(e, view);
   }
 }
@@ -237,6 +239,8 @@ export function sharedEvent(e, view) {
     case 'PlayStarted': return 'the game started';
     case 'GameEnded': return `game over: ${d.winners.map(s => seatName(view, s)).join(' and ')} (scores ${d.scores.join(', ')})`;
     case 'SeedRevealed': return 'the seed is revealed';
+    case 'TurnTimedOut': return `${seatName(view, d.seat)} ran out of time`;
+    case 'SeatTokenReissued': return `${seatName(view, d.seat)} took the seat back on another device`;
     case 'GameExpired': return d.reason === 'idle' ? 'the game expired: nobody acted for too long' : 'the game expired';
     default: return null;
   }

@@ -26,6 +26,9 @@ from tabletop_client.types import Envelope, Legal, View
 WAIT_S = 25.0
 """How long one wait for news lasts before the view is asked again anyway."""
 
+SENT, QUIT, RESIGNED = "sent", "quit", "resigned"
+"""What :meth:`Player.act` did: sent a command (or had it refused), quit, resigned."""
+
 
 @dataclass(frozen=True)
 class StreamStopped:
@@ -58,10 +61,14 @@ class Player:
                     self.console.print("Play again, in the same seat: [bold]tabletop play --rematch[/]")
                 return 0
             if legal["commands"]:
-                if not self.act(legal):
+                acted = self.act(legal)
+                if acted == QUIT:
                     self.console.print(
                         "Left the game; your seat is kept: [bold]tabletop play --resume[/]"
                     )
+                    return 0
+                if acted == RESIGNED and self.seat.view()["status"] == "running":
+                    self.console.print("You resigned; the game plays on without you.")
                     return 0
             else:
                 self.wait(view, legal)
@@ -118,27 +125,45 @@ class Player:
 
     # -- acting --------------------------------------------------------------------
 
-    def act(self, legal: Legal) -> bool:
-        """Offer the legal commands, send the chosen one; False if the player quits."""
+    def act(self, legal: Legal) -> str:
+        """Offer the legal commands, send the chosen one: :data:`SENT` (or refused),
+        :data:`QUIT` if the player quits, :data:`RESIGNED` once the seat gave up."""
         choices = menu(legal["commands"])
         self.console.print("[bold]Your turn.[/] Legal moves:")
         for number, choice in enumerate(choices, start=1):
             self.console.print(f"  {number:>3}) {escape(choice.label)}")
         while True:
-            answer = self.ask(f"Choose 1-{len(choices)} (q to quit): ")
+            answer = self.ask(f"Choose 1-{len(choices)} (r to resign, q to quit): ")
             if answer is None or answer.lower() in ("q", "quit"):
-                return False
+                return QUIT
+            if answer.lower() in ("r", "resign"):
+                if self.resign():
+                    return RESIGNED
+                continue
             if answer.isdigit() and 1 <= int(answer) <= len(choices):
                 break
             self.console.print("[red]Type one of the numbers shown.[/]")
         command = self.complete(choices[int(answer) - 1])
         if command is None:
-            return False
+            return QUIT
         try:
             self.seat.command(command)
             self.console.print(f"[green]sent:[/] {escape(describe(command))}")
         except TabletopError as refused:
             self.console.print(f"[bold red]Refused:[/] {refused.code}: {escape(refused.detail)}")
+        return SENT
+
+    def resign(self) -> bool:
+        """Give the game up once the player confirms; whether it was given up."""
+        answer = self.ask("Resign this game? You cannot come back and you do not win (yes/no): ")
+        if answer is None or answer.lower() not in ("y", "yes"):
+            return False
+        try:
+            self.seat.resign()
+        except TabletopError as refused:
+            self.console.print(f"[bold red]Refused:[/] {refused.code}: {escape(refused.detail)}")
+            return False
+        self.console.print("[green]You resigned.[/]")
         return True
 
     def complete(self, choice: Choice) -> dict[str, object] | None:
