@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import cast
 
+import requests
+
 from tabletop_client.errors import RateLimited
 from tabletop_client.sse import messages
 from tabletop_client.transport import NETWORK_ERRORS, Transport
@@ -53,30 +55,11 @@ def follow(
     failures = 0
     while True:
         before = last
-        headers = {"Last-Event-ID": str(last)} if last else {}
         try:
-            response = transport.request(
-                "GET",
-                f"/v1/games/{game_id}/events/stream",
-                token=token,
-                params={"after": 0} if not last else None,
-                headers=headers,
-                stream=True,
-                timeout=(transport.timeout, read_timeout),
-            )
-            with response:
-                for message in messages(response.iter_content(chunk_size=None)):
-                    envelope = cast(Envelope, json.loads(message.data))
-                    version = envelope["version"]
-                    if version <= last:
-                        continue  # already delivered before a reconnect
-                    if version > last + 1:
-                        for missing in pages(last):
-                            if last < missing["version"] < version:
-                                yield missing
-                                last = missing["version"]
+            with _connect(transport, game_id, token, last, read_timeout) as response:
+                for envelope in _in_order(response, last, pages):
                     yield envelope
-                    last = version
+                    last = envelope["version"]
                     failures = 0
                     if until_end and envelope["type"] in FINAL_EVENTS:
                         return
@@ -99,3 +82,38 @@ def follow(
         # server that keeps closing at once is not hammered.
         if last == before:
             time.sleep(RECONNECT_IDLE_S)
+
+
+def _connect(
+    transport: Transport, game_id: str, token: str | None, last: int, read_timeout: float
+) -> requests.Response:
+    """The game's event stream, resumed after version ``last`` (``Last-Event-ID``), or
+    from the start. Raises what ``transport.request`` raises."""
+    return transport.request(
+        "GET",
+        f"/v1/games/{game_id}/events/stream",
+        token=token,
+        params={"after": 0} if not last else None,
+        headers={"Last-Event-ID": str(last)} if last else {},
+        stream=True,
+        timeout=(transport.timeout, read_timeout),
+    )
+
+
+def _in_order(
+    response: requests.Response, last: int, pages: Callable[[int], Iterator[Envelope]]
+) -> Iterator[Envelope]:
+    """The stream's envelopes after version ``last``, each once and in order: what was
+    delivered before a reconnect is skipped, and a gap is filled from ``pages``."""
+    for message in messages(response.iter_content(chunk_size=None)):
+        envelope = cast(Envelope, json.loads(message.data))
+        version = envelope["version"]
+        if version <= last:
+            continue  # already delivered before a reconnect
+        if version > last + 1:
+            for missing in pages(last):
+                if last < missing["version"] < version:
+                    yield missing
+                    last = missing["version"]
+        yield envelope
+        last = version

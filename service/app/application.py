@@ -91,6 +91,13 @@ loses only to a seat actually taken, so a game of n seats needs at most n)."""
 GAME_ID_BYTES = 9
 """Random bytes in a game id (12 URL-safe characters)."""
 
+Identify = Callable[[Table], tuple[int, JSON]]
+"""Who sends a command, told on the table it is decided on: its seat and its actor
+(a person's token checked, a bot's seat, a timed-out seat's policy)."""
+
+Rules = Callable[[Table, int], list[Event]]
+"""The events of a command made outside the rules' own ``decide`` (the timeout path)."""
+
 
 class Notifier(Protocol):
     """What happens after every successful append (projection feed, bot queue)."""
@@ -556,11 +563,11 @@ class Application:
     def _command(
         self,
         game_id: str,
-        identify: Callable[[Table], tuple[int, JSON]],
+        identify: Identify,
         command: Any,
         expected: int | None,
         key: str | None,
-        rules: Callable[[Table, int], list[Event]] | None = None,
+        rules: Rules | None = None,
     ) -> Outcome:
         """The shared command path. ``identify`` names the seat and actor on the table the
         command is decided on, so a token is always checked against that very table.
@@ -578,13 +585,7 @@ class Application:
             # Behind the client (another process took the last command): catch up first,
             # so the token is checked once, on the table the command is decided on.
             table = self.tables.load(game_id)
-        try:
-            seat, actor = identify(table)
-        except (Unauthenticated, Forbidden, NotSeated):
-            # This process's cached table may predate the seat being taken: check again
-            # against the current one before refusing.
-            table = self.tables.load(game_id)
-            seat, actor = identify(table)
+        table, seat, actor = self._identified(game_id, table, identify)
         if expected is None:
             raise VersionRequired("send the version you acted on (If-Match or expected_version)")
         if key is not None:
@@ -599,35 +600,80 @@ class Application:
         if table.version != expected:
             raise StaleVersion(f"the game is at version {table.version}, not {expected}", table.version)
         try:
-            self._check_running(table)
-            if table.clock is not None and table.clock.pending is not None and actor.get("kind") != "timeout":
-                # The clock's policy owns this decision now (service.app.timeouts): a late
-                # command would break the history's rule that the decision follows.
-                raise RuleViolation(TIMED_OUT, "this turn timed out: the clock's policy is deciding it")
-            game = get_game(table.game)
-            if rules is not None:
-                events = rules(table, seat)
-            else:
-                # engine.resign.decide: a resignation under the table's rule, any other
-                # command under the game's own (the verifier's re-run calls the same).
-                rng = engine_rng(self.seed(game_id), game.rules_version)
-                events = resign.decide(game, table.state, seat, command, rng)
+            events = self._decide(game_id, table, seat, actor, command, rules)
         except RuleViolation:
-            # A retry naming the version its first call produced (e.g. the move that ended
-            # the game): answer the first outcome, not a verdict on the position it made.
-            earlier = self._recall(game_id, key, actor, command, identify) if key is not None else None
-            if earlier is not None:
-                return earlier
-            # The table may come from this process's cache while the game has moved on;
-            # a stale client must hear 409, not a verdict on a position that is gone.
-            current = self.tables.load(game_id).version
-            if current != expected:
-                raise StaleVersion(f"the game is at version {current}, not {expected}", current) from None
-            raise
+            earlier = self._after_refusal(game_id, key, actor, command, identify, expected)
+            if earlier is None:
+                raise
+            return earlier
+        return self._write(game_id, table, seat, actor, command, events, key, identify)
+
+    def _identified(
+        self, game_id: str, table: Table, identify: Identify
+    ) -> tuple[Table, int, JSON]:
+        """``identify`` on ``table``, or on the current table if it refuses: this process's
+        cached table may predate the seat being taken. Raises what ``identify`` raises on
+        the current table."""
+        try:
+            seat, actor = identify(table)
+        except (Unauthenticated, Forbidden, NotSeated):
+            table = self.tables.load(game_id)
+            seat, actor = identify(table)
+        return table, seat, actor
+
+    def _decide(
+        self, game_id: str, table: Table, seat: int, actor: JSON, command: Any, rules: Rules | None
+    ) -> list[Event]:
+        """The events of ``command`` by ``seat`` on ``table``; RuleViolation if the game does
+        not run, a timed-out turn awaits its policy's decision, or the rules refuse it."""
+        self._check_running(table)
+        if table.clock is not None and table.clock.pending is not None and actor.get("kind") != "timeout":
+            # The clock's policy owns this decision now (service.app.timeouts): a late
+            # command would break the history's rule that the decision follows.
+            raise RuleViolation(TIMED_OUT, "this turn timed out: the clock's policy is deciding it")
+        if rules is not None:
+            return rules(table, seat)
+        game = get_game(table.game)
+        # engine.resign.decide: a resignation under the table's rule, any other command
+        # under the game's own (the verifier's re-run calls the same).
+        rng = engine_rng(self.seed(game_id), game.rules_version)
+        return resign.decide(game, table.state, seat, command, rng)
+
+    def _after_refusal(
+        self, game_id: str, key: str | None, actor: JSON, command: Any, identify: Identify, expected: int
+    ) -> Outcome | None:
+        """What a refused command answers instead of its RuleViolation (None: the refusal
+        stands). A retry naming the version its first call produced (e.g. the move that
+        ended the game) gets the first outcome, not a verdict on the position it made; a
+        client whose version is gone gets StaleVersion (the refusal may come from this
+        process's cached table while the game has moved on)."""
+        earlier = self._recall(game_id, key, actor, command, identify) if key is not None else None
+        if earlier is not None:
+            return earlier
+        current = self.tables.load(game_id).version
+        if current != expected:
+            raise StaleVersion(f"the game is at version {current}, not {expected}", current) from None
+        return None
+
+    def _write(
+        self,
+        game_id: str,
+        table: Table,
+        seat: int,
+        actor: JSON,
+        command: Any,
+        events: list[Event],
+        key: str | None,
+        identify: Identify,
+    ) -> Outcome:
+        """Append ``events`` at ``table``'s version and answer their outcome (or, for a
+        key the store already holds, the first outcome); then the seed's reveal at the
+        end, the live index and the notifier. StaleVersion if the game moved on meanwhile,
+        IdempotencyMismatch for a key used with another command."""
         after = self._fold(table, events)
         try:
             result = self.store.append(
-                GameRef(game_id, table.game), events, expected, key, actor=actor,
+                GameRef(game_id, table.game), events, table.version, key, actor=actor,
                 command=None if command is None else dict(command),
             )
         except VersionConflict as conflict:
@@ -738,7 +784,7 @@ class Application:
         self.tables.load(game_id)  # with SeedRevealed
 
     def _recall(
-        self, game_id: str, key: str, actor: JSON, command: Any, identify: Callable[[Table], tuple[int, JSON]]
+        self, game_id: str, key: str, actor: JSON, command: Any, identify: Identify
     ) -> Outcome | None:
         """The outcome of an earlier call with the (scoped) ``key``, if there was one,
         rebuilt as its seat saw it, for a caller that holds the seat now
@@ -754,7 +800,7 @@ class Application:
         seat = self._holder_now(game_id, identify)
         return Outcome(retries.replay_outcome(self.store, game_id, earlier, seat))
 
-    def _holder_now(self, game_id: str, identify: Callable[[Table], tuple[int, JSON]]) -> int:
+    def _holder_now(self, game_id: str, identify: Identify) -> int:
         """The seat ``identify`` names on the game's *current* table. An answer served from
         the past (a retry's) goes only to a caller that holds its seat now: idempotency
         keys are scoped by seat, not by token, and this process's cached table -- on which

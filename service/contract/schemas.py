@@ -90,45 +90,75 @@ def _command_schema(name: str, spec: CommandSpec) -> JSON:
 
 
 def _game_components(game: Game[Any], shared: dict[str, EventType]) -> dict[str, JSON]:
-    title = camel(game.name)
+    """Every component of one game: its commands, its events, its options and its create
+    request."""
+    return {
+        **_command_components(game),
+        **_event_components(game, shared),
+        **_option_components(game),
+        f"Create{camel(game.name)}GameRequest": _create_request(game),
+    }
+
+
+def _command_components(game: Game[Any]) -> dict[str, JSON]:
+    """``<Game>Command<Kind>`` per command kind, and ``<Game>Command`` (any of them)."""
     out: dict[str, JSON] = {}
     kinds = {}
     for spec in game.command_specs:
         name = command_name(game.name, spec.kind)
         out[name] = _command_schema(name, spec)
         kinds[spec.kind] = f"{REF}{name}"
-    out[f"{title}Command"] = {
+    out[f"{camel(game.name)}Command"] = {
         "description": f"A command of {game.title} (docs/rules/{game.name}.md).",
         "oneOf": [{"$ref": ref} for ref in kinds.values()],
         "discriminator": {"propertyName": "kind", "mapping": kinds},
     }
+    return out
+
+
+def _event_components(game: Game[Any], shared: dict[str, EventType]) -> dict[str, JSON]:
+    """``<Game>Event<Type>`` per own event type, and ``<Game>Event`` (any event a viewer
+    of this game receives, the shared types included)."""
+    out: dict[str, JSON] = {}
     own = {n: t for n, t in default_registry().types(game.name).items() if n not in shared}
     types = {n: f"{REF}{event_name(None, n)}" for n in sorted(shared)}
     for event_type in own.values():
         name = event_name(game.name, event_type.name)
         out[name] = _event(event_type)
         types[event_type.name] = f"{REF}{name}"
-    out[f"{title}Event"] = {
+    out[f"{camel(game.name)}Event"] = {
         "description": f"An event of a {game.title} game, as a viewer receives it.",
         "oneOf": [{"$ref": ref} for ref in types.values()],
         "discriminator": {"propertyName": "type", "mapping": types},
     }
+    return out
+
+
+def _option_components(game: Game[Any]) -> dict[str, JSON]:
+    """``<Game>Options`` (every option, as a view has them) and ``<Game>OptionsRequest``."""
+    title = camel(game.name)
     properties = {spec.name: spec.json_schema() for spec in game.option_specs}
-    out[f"{title}Options"] = {
-        "description": f"Every option of {game.title} (defaults filled in).",
-        "type": "object",
-        "required": list(properties),
-        "properties": properties,
-        "additionalProperties": False,
+    return {
+        f"{title}Options": {
+            "description": f"Every option of {game.title} (defaults filled in).",
+            "type": "object",
+            "required": list(properties),
+            "properties": properties,
+            "additionalProperties": False,
+        },
+        f"{title}OptionsRequest": {
+            "description": f"Options of {game.title} to set; missing ones take their defaults.",
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": False,
+        },
     }
-    out[f"{title}OptionsRequest"] = {
-        "description": f"Options of {game.title} to set; missing ones take their defaults.",
-        "type": "object",
-        "properties": properties,
-        "additionalProperties": False,
-    }
+
+
+def _create_request(game: Game[Any]) -> JSON:
+    """``Create<Game>GameRequest``: the body that creates a game of this type."""
     seats = "|".join(str(s) for s in range(game.max_players))
-    out[f"Create{title}GameRequest"] = {
+    return {
         "type": "object",
         "required": ["game", "players"],
         "properties": {
@@ -139,7 +169,7 @@ def _game_components(game: Game[Any], shared: dict[str, EventType]) -> dict[str,
                 "maximum": game.max_players,
                 "description": "Number of seats.",
             },
-            "options": {"$ref": f"{REF}{title}OptionsRequest"},
+            "options": {"$ref": f"{REF}{camel(game.name)}OptionsRequest"},
             "bots": {
                 "type": "object",
                 "description": "Seat number (as a string, below `players`) -> bot level, "
@@ -157,7 +187,6 @@ def _game_components(game: Game[Any], shared: dict[str, EventType]) -> dict[str,
         },
         "additionalProperties": False,
     }
-    return out
 
 
 def _event(event_type: EventType) -> JSON:
