@@ -222,9 +222,7 @@ class Application:
         game = get_game(game_name)
         checked = game.validate_options(options)
         clock_settings = check_clock(clock)
-        for seat, level in enumerate(seats):
-            if level is not None and level not in BOT_LEVELS:
-                raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
+        check_bot_levels(seats)
         waits = any(level is None for level in seats)
         game_id = game_id or new_game_id()
         self._admit(game_id, client, waits)
@@ -241,17 +239,24 @@ class Application:
             with contextlib.suppress(Exception):  # else they lapse (RESERVATION_GRACE_S)
                 self._release(game_id, client, waits)
             raise
+        bots = any(level is not None for level in seats)
+        self._track_created(game_id, client, waits, automated=bots or clock_settings is not None)
+        table = self.tables.load(game_id)
+        self.notifier.after_append(game_id, table)
+        view = documents.view_document(game_id, table, None)
+        return view if invite is None else {**view, "invite": invite}
+
+    def _track_created(self, game_id: str, client: str | None, waits: bool, automated: bool) -> None:
+        """Index a game just written: live (and open while it ``waits`` for people), and
+        owned by ``client`` if anything in it runs without a person -- a bot seat or a
+        clock (``automated``): its bots' turns and timeouts then use that client's share."""
         created = time.time()
         if self.live_games is not None:
             self.live_games.created(game_id, created, client, running=not waits)
         if waits and self.open_games is not None:
             self.open_games.opened(game_id, created, client)
-        if client is not None and (clock_settings is not None or any(level is not None for level in seats)):
-            self.notifier.owned_by(game_id, client)  # its bots' turns and timeouts use its share
-        table = self.tables.load(game_id)
-        self.notifier.after_append(game_id, table)
-        view = documents.view_document(game_id, table, None)
-        return view if invite is None else {**view, "invite": invite}
+        if client is not None and automated:
+            self.notifier.owned_by(game_id, client)
 
     def _admit(self, game_id: str, client: str | None, waits: bool) -> None:
         """Take ``client``'s places for a new game (``waits``: it has a free seat, so it
@@ -808,6 +813,13 @@ class Application:
         new decision is safe on a stale table (its append would be refused), a replay is
         not. Unauthenticated (or what ``identify`` raises) otherwise. One load, on retries only."""
         return identify(self.tables.load(game_id))[0]
+
+
+def check_bot_levels(seats: Sequence[str | None]) -> None:
+    """RuleViolation ``invalid_option`` unless every seat is None (a person) or a bot level."""
+    for seat, level in enumerate(seats):
+        if level is not None and level not in BOT_LEVELS:
+            raise RuleViolation(INVALID_OPTION, f"seat {seat}: unknown bot level {level!r}", {"levels": list(BOT_LEVELS)})
 
 
 def new_game_id() -> str:
