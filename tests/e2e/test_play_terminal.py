@@ -107,12 +107,20 @@ def test_a_player_resigns_at_the_keyboard_after_saying_yes_and_the_bots_play_on(
         terminal.send("resign")
         terminal.expect([r"Resign this game\? .*\(yes/no\): "])
         terminal.send("yes")
-        terminal.expect([r"You resigned; the game plays on without you\."])
+        terminal.expect([r"You resigned\."])
+        terminal.expect([r"You are out of this game .*; it plays on without you\."])
         assert terminal.wait() == 0
     finally:
         terminal.close()
     view = TabletopClient(live_server.url).view(started[1])
     assert view["state"]["forfeited"] == [0] and view["status"] in ("running", "finished")
+    if view["status"] == "running":  # a resumed client says so too, and does not wait for a turn
+        again = play(["--resume"], tmp_path, live_server)
+        try:
+            again.expect([r"You are out of this game"])
+            assert again.wait() == 0
+        finally:
+            again.close()
 
 
 def whole_game(terminal: PtyProcess, drawn: str, live_server: LiveServer) -> str:

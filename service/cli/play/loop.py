@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import queue
 import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import requests
 from rich.console import Console
@@ -55,6 +57,9 @@ class Player:
             if view["version"] != legal["version"]:
                 continue  # the game moved between the two reads: read both again
             screen.show(self.console, view)
+            if self.out(view):
+                self.console.print("You are out of this game (you resigned or ran out of time); it plays on without you.")
+                return 0
             if view["status"] in ("finished", "expired"):
                 screen.show_end(self.console, view)
                 if view["status"] == "finished":
@@ -67,11 +72,13 @@ class Player:
                         "Left the game; your seat is kept: [bold]tabletop play --resume[/]"
                     )
                     return 0
-                if acted == RESIGNED and self.seat.view()["status"] == "running":
-                    self.console.print("You resigned; the game plays on without you.")
-                    return 0
             else:
                 self.wait(view, legal)
+
+    def out(self, view: View) -> bool:
+        """Whether this seat has left a game that plays on without it (Schlitzohr)."""
+        state: Mapping[str, Any] = view["state"] or {}
+        return view["status"] == "running" and self.seat.seat in state.get("forfeited", ())
 
     # -- following the others ------------------------------------------------------
 
