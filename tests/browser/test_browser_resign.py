@@ -40,6 +40,8 @@ def test_a_schlitzohr_player_resigns_after_confirming_and_watches_the_bots_play_
     assert game_view(page, game_id)["state"]["forfeited"] == [0]
     # The bots play on without the seat, and the page follows them to the end.
     page.wait_for_function(FINISHED, timeout=60_000)
+    rows = page.locator("table.result tbody tr").all_inner_texts()
+    assert ["(out)" in row for row in rows] == [True, False, False], rows  # the result says who left
     result = game_view(page, game_id)["result"]
     assert 0 not in result["winners"] and result["reason"] in ("turn_cap", "all_ears_home", "forfeit")
 
