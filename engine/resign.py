@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.commands import exact_fields
-from engine.errors import GAME_OVER, INVALID_SEAT, SEAT_OUT, RuleViolation
+from engine.errors import GAME_OVER, INVALID_SEAT, SEAT_OUT, UNKNOWN_COMMAND, RuleViolation
 from engine.forfeit import leave_events, seats_out
 from engine.game import Game
 from engine.model import CommandSpec, Event
@@ -53,7 +53,13 @@ def decide(game: Game[Any], state: Any, seat: int, command: Any, rng: RandomSour
     """The events of ``seat``'s ``command``: a resignation under the table's rule, anything
     else under the game's own (``game.decide``, which draws from ``rng``)."""
     if not is_resignation(command):
-        return game.decide(state, seat, command, rng)
+        try:
+            return game.decide(state, seat, command, rng)
+        except RuleViolation as refused:
+            if refused.code == UNKNOWN_COMMAND and "kinds" in refused.details:
+                # The kinds a client may send include the table's own.
+                refused.details["kinds"] = sorted([*refused.details["kinds"], RESIGN])
+            raise
     exact_fields(command)
     if game.result(state) is not None:
         raise RuleViolation(GAME_OVER, "the game is over")

@@ -88,6 +88,9 @@ def test_a_resignation_is_refused_when_it_cannot_be(game: str) -> None:
     with pytest.raises(RuleViolation) as extra:
         decide(game, state, 0, {"kind": "resign", "now": True})
     assert extra.value.code == "malformed_command"
+    with pytest.raises(RuleViolation) as unknown:  # the kinds it names include resign
+        decide(game, state, 0, {"kind": "Resign"})
+    assert unknown.value.code == "unknown_command" and "resign" in unknown.value.details["kinds"]
     for seat in (-1, 2, True, "0"):
         with pytest.raises(RuleViolation) as bad_seat:
             decide(game, state, seat)  # type: ignore[arg-type]
