@@ -36,7 +36,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from engine.model import JSON, Result
-from engine.resign import RESIGN
+from engine.resign import is_resignation
 from engine.table import FINISHED, GAME_ENDED, Seat, Table
 from events.model.envelope import Envelope
 from events.projections.model import created_us
@@ -85,7 +85,6 @@ def seat_identity(seat: Seat) -> str | None:
 
 FORFEIT = "forfeit"
 TURN_TIMED_OUT = "TurnTimedOut"
-RESIGNATION = {"kind": RESIGN}
 
 
 def ranks(result: Result, forfeited: frozenset[int] = frozenset()) -> list[int]:
@@ -106,7 +105,7 @@ def forfeited_seats(envelopes: Iterable[Envelope]) -> frozenset[int] | None:
     for e in envelopes:
         if e.type == TURN_TIMED_OUT and e.data.get("policy") == FORFEIT:
             seats.add(e.data["seat"])
-        elif e.command == RESIGNATION and e.actor_seat is not None:
+        elif is_resignation(e.command) and e.actor_seat is not None:
             seats.add(e.actor_seat)
     return frozenset(seats) or None
 

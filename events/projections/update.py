@@ -167,7 +167,8 @@ class Updater:
     def _submit_rating(self, game_id: str, table: Table, recent: Sequence[Envelope]) -> None:
         if not rateable(table):
             return
-        result = get_game(table.game).result(table.state)
+        game = get_game(table.game)
+        result = game.result(table.state)
         ended, forfeited = ended_time(recent), forfeited_seats(recent)
         if ended is None or (forfeited is None and result is not None and result.reason == FORFEIT):
             # A redelivery after a crash, or a forfeit recorded in an earlier batch: look
@@ -176,7 +177,7 @@ class Updater:
             ended, forfeited = ended_time(history), forfeited_seats(history)
         # Schlitzohr plays on after a seat leaves: its table knows every seat that is out,
         # however long before the end it left (a batch the look-ups above may not see).
-        out = seats_out(get_game(table.game), table.state) | (forfeited or frozenset())
+        out = seats_out(game, table.state) | (forfeited or frozenset())
         outcome = outcome_of(game_id, table, result, ended, out)
         if outcome is not None:
             self.ratings.submit(outcome)

@@ -64,6 +64,12 @@ export function turnText(view) {
   return `${seatName(view, Number(seat))}'s turn (${words(kinds)}).`;
 }
 
+/** Whether `seat` has left a game that plays on without it (Schlitzohr's `forfeited`:
+ * it resigned, or ran out of time under the forfeit policy). */
+export function isOut(view, seat) {
+  return Boolean(view.state && (view.state.forfeited || []).includes(seat));
+}
+
 /** Show game `gameId` in `root`; returns a function that closes its stream and timers. */
 export function showGame(root, gameId) {
   const path = `/v1/games/${encodeURIComponent(gameId)}`;
@@ -168,33 +174,44 @@ export function showGame(root, gameId) {
     return view ? `${view.version}|${view.you}|${legal ? legal.version : '-'}|${refusal}|${busy}|${resignAsked}` : '';
   }
 
-  async function send(command) {
-    if (busy || !held || !view) return;
+  /** Send `command` for the held seat, decided on the version of the legal list shown
+   * (or of the view). A lost answer is sent again under the same key, so it is written at
+   * most once. `anyVersion`: the command does not depend on the position (a resignation),
+   * so a stale version is sent again at the version the refusal names. `failure` leads
+   * the refusal's text. Resolves true once the server took it. */
+  async function send(command, {anyVersion = false, failure = 'Refused'} = {}) {
+    if (busy || !held || !view) return false;
     busy = true;
     refusal = '';
     render();
     const key = newKey();  // the same key for every retry of this one command
+    let version = legal ? legal.version : view.version;
+    let sent = false;
     try {
       for (let attempt = 0; ; attempt++) {
         try {
           const answer = await call('POST', `${path}/commands`, {
             token: held.token, body: {command},
-            headers: {'If-Match': `"${legal ? legal.version : view.version}"`, 'Idempotency-Key': key},
+            headers: {'If-Match': `"${version}"`, 'Idempotency-Key': key},
           });
           view = answer.body.view;
+          sent = true;
           break;
         } catch (e) {
           if (e instanceof ApiError && e.status === 0 && attempt < 3) continue;  // lost: retry, same key
+          const stale = anyVersion && e instanceof ApiError && e.code === 'version_conflict' && e.problem.current_version;
+          if (stale && attempt < 3) { version = e.problem.current_version; continue; }
           throw e;
         }
       }
     } catch (e) {
-      refusal = `Refused: ${describeError(e)}`;
+      refusal = `${failure}: ${describeError(e)}`;
       announce(refusal);
     } finally {
       busy = false;
     }
     await refresh();
+    return sent;
   }
 
   function onEvent(envelope) {
@@ -268,7 +285,7 @@ export function showGame(root, gameId) {
         h('thead', {}, h('tr', {}, h('th', {scope: 'col'}, 'Seat'), h('th', {scope: 'col'}, 'Player'), h('th', {scope: 'col'}, 'Score'))),
         h('tbody', {}, result.scores.map((score, seat) => h('tr', {class: result.winners.includes(seat) ? 'winner' : ''},
           h('td', {}, String(seat)), h('td', {}, seatName(view, seat), result.winners.includes(seat) ? ' (winner)' : '',
-            ((view.state && view.state.forfeited) || []).includes(seat) ? ' (out)' : ''),
+            isOut(view, seat) ? ' (out)' : ''),
           h('td', {}, String(score)))))),
       h('p', {}, `Ended: ${result.reason.replaceAll('_', ' ')} after ${result.turns} turns.`),
       h('dl', {class: 'audit'},
@@ -455,38 +472,10 @@ export function showGame(root, gameId) {
   }
 
   async function resign() {
-    if (busy || !held || !view) return;
-    busy = true;
-    refusal = '';
+    const done = await send({kind: 'resign'}, {anyVersion: true, failure: 'Could not resign'});
+    resignAsked = false;
+    if (done) announce('You resigned.');
     render();
-    const key = newKey();  // one key for every retry: written at most once
-    let version = view.version;
-    try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          view = (await call('POST', `${path}/commands`, {
-            token: held.token, body: {command: {kind: 'resign'}},
-            headers: {'If-Match': `"${version}"`, 'Idempotency-Key': key},
-          })).body.view;
-          break;
-        } catch (e) {
-          // A resignation does not depend on the position: a stale version is sent
-          // again where the game is, a lost answer again as it was.
-          const stale = e instanceof ApiError && e.code === 'version_conflict' && e.problem.current_version;
-          if (attempt < 3 && stale) { version = e.problem.current_version; continue; }
-          if (e instanceof ApiError && e.status === 0 && attempt < 3) continue;
-          throw e;
-        }
-      }
-      announce('You resigned.');
-    } catch (e) {
-      refusal = `Could not resign: ${describeError(e)}`;
-      announce(refusal);
-    } finally {
-      busy = false;
-      resignAsked = false;
-    }
-    await refresh();
   }
 
   /** A button that takes the account's seat back for this browser (its token is elsewhere). */
@@ -517,7 +506,7 @@ export function showGame(root, gameId) {
     title.replaceChildren(module ? module.TITLE : view.game, ' ', h('code', {}, gameId));
     // A Schlitzohr seat that resigned (or timed out under the forfeit policy) is out:
     // the game plays on without it, and its page watches.
-    const out = view.you !== null && Boolean(view.state && (view.state.forfeited || []).includes(view.you));
+    const out = view.you !== null && isOut(view, view.you);
     const seatLine = view.you === null ? 'You are watching as a spectator.'
       : out && view.status === 'running' ? `You played seat ${view.you} (${seatName(view, view.you)}) and are out of the game; it plays on without you.`
       : `You play seat ${view.you} (${seatName(view, view.you)}).`;
